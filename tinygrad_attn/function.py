@@ -1,0 +1,258 @@
+"""Function: the graph node, and the ONLY place graph nodes are made.
+
+A built-in op and a user's op are written the same way: a subclass of `Function` with two
+static methods, `forward(ctx, *arrays, **params) -> ndarray` and `backward(ctx, grad_out) ->
+tuple`. `Op.apply(*tensors, **params)` runs `forward` on the tensors' arrays and, when a gradient
+is wanted, records the node: the node *is* the ctx, so in a debugger `ctx.inputs`,
+`ctx.saved_tensors` and the op's own attributes (`ctx.axis`, ...) are all on one object.
+
+This module must not do calculus (ops do), walk the graph (the engine does) or accumulate
+gradients (only the engine does). Grad mode (`no_grad`) and the few hooks that debugging tools
+plug into (anomaly mode, tracing, module scopes) live here because `apply` reads them.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+import weakref
+from typing import Any, Callable
+
+import numpy as np
+
+from .tensor import ReleasedTensor, Tensor, as_constant
+
+
+class _GradMode(threading.local):
+    enabled = True
+
+
+_grad_mode = _GradMode()
+
+
+def is_grad_enabled() -> bool:
+    """True unless inside `no_grad()` (per thread, as in PyTorch)."""
+    return _grad_mode.enabled
+
+
+class _SetGradMode:
+    """Context manager and decorator that sets grad mode for the current thread."""
+
+    mode = True
+
+    def __enter__(self) -> None:
+        self._previous = _grad_mode.enabled
+        _grad_mode.enabled = self.mode
+
+    def __exit__(self, *exc: object) -> None:
+        _grad_mode.enabled = self._previous
+
+    def __call__(self, fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with self.__class__():
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+
+class no_grad(_SetGradMode):
+    """`with ta.no_grad():` (or `@ta.no_grad()`) runs ops without recording a graph."""
+
+    mode = False
+
+
+class enable_grad(_SetGradMode):
+    """`with ta.enable_grad():` records a graph again inside a `no_grad` block."""
+
+    mode = True
+
+
+class GraphObservers:
+    """Callbacks that debugging tools (`debug.py`) install; empty lists cost one check per op.
+
+    `on_forward(node, out)` runs after each recorded forward, `on_backward(node, grad_out,
+    grad_inputs)` after each op's backward. `record_sites` asks `apply` to note where each
+    node was created. `scope` is the stack of module names being called (for graph clusters).
+    """
+
+    def __init__(self) -> None:
+        self.on_forward: list[Callable] = []
+        self.on_backward: list[Callable] = []
+        self.record_sites = 0
+        self.scope: list[str] = []
+
+
+observers = GraphObservers()
+_creation_site: Callable[[], str | None] = lambda: None  # noqa: E731  (debug.py replaces it)
+
+
+def set_creation_site_finder(finder: Callable[[], str | None]) -> None:
+    """Install the function that says where (file:line) user code created a node."""
+    global _creation_site
+    _creation_site = finder
+
+
+# Arrays saved for backward are made read-only while a graph holds them, so that writing into
+# one fails loudly instead of silently corrupting a later backward. id(array) -> [count, names
+# of the ops that saved it]. Only arrays this module locked are listed, and each is unlocked
+# when the last node holding it is released or garbage-collected.
+_locked: dict[int, list] = {}
+
+
+def saved_by(array: np.ndarray) -> list[str]:
+    """Names of the live graph ops that saved `array` (or its base) for backward."""
+    entry = _locked.get(id(array))
+    if entry is None and isinstance(array.base, np.ndarray):
+        entry = _locked.get(id(array.base))
+    return list(entry[1]) if entry else []
+
+
+def _lock(array: np.ndarray, op: str) -> None:
+    entry = _locked.get(id(array))
+    if entry is not None:
+        entry[0] += 1
+        entry[1].append(op)
+    elif array.flags.writeable:
+        array.flags.writeable = False
+        _locked[id(array)] = [1, [op]]
+
+
+def _unlock(array: np.ndarray, op: str) -> None:
+    entry = _locked.get(id(array))
+    if entry is None:
+        return
+    entry[0] -= 1
+    entry[1].remove(op)
+    if entry[0] == 0:
+        del _locked[id(array)]
+        array.flags.writeable = True
+
+
+class Function:
+    """Base class of every op; an instance is one node of the graph (and the op's ctx).
+
+    Subclass it with static `forward(ctx, *arrays, **params)` and `backward(ctx, grad_out)`
+    and call `MyOp.apply(*tensors, **params)`. Attributes a node keeps:
+
+    - `inputs`: the input tensors, in order (a tuple: `x * x` has two edges to `x`);
+    - `needs_input_grad`: one bool per input;
+    - `saved_tensors`: what forward saved with `save_for_backward` (freed after backward);
+    - `output`: the tensor this node made (or what the graph keeps of it once released);
+    - `creation_site`: "file:line" of the user's code (recorded in anomaly/debug mode);
+    - `scope`: the module path being called when the node was made (e.g. "attn.query").
+    """
+
+    inputs: tuple
+    needs_input_grad: tuple
+    creation_site: str | None = None
+    scope: str | None = None
+    released: bool = False
+    output_hooks: tuple = ()
+    retains_output_grad: bool = False
+    _saved: tuple = ()
+
+    @staticmethod
+    def forward(ctx: "Function", *arrays: np.ndarray, **params: Any) -> np.ndarray:
+        raise NotImplementedError("a Function subclass must define forward(ctx, *arrays)")
+
+    @staticmethod
+    def backward(ctx: "Function", grad_out: np.ndarray) -> tuple:
+        raise NotImplementedError("a Function subclass must define backward(ctx, grad_out)")
+
+    @property
+    def name(self) -> str:
+        """The op's name: its class name (the label in graphs and error messages)."""
+        return type(self).__name__
+
+    def save_for_backward(self, *arrays: Any) -> None:
+        """Keep `arrays` for backward; they become read-only until the graph is released."""
+        if not self._recording:
+            return
+        self._saved = arrays
+        op = type(self).__name__
+        for array in arrays:
+            if isinstance(array, np.ndarray):
+                _lock(array, op)
+
+    @property
+    def saved_tensors(self) -> tuple:
+        """The arrays forward saved (named as in PyTorch, though they are ndarrays)."""
+        if self.released:
+            raise RuntimeError(
+                f"{self.name}: the arrays it saved for backward were freed by an earlier "
+                "backward(). Pass retain_graph=True to the first backward() to run backward "
+                "through this graph again."
+            )
+        return self._saved
+
+    @classmethod
+    def apply(cls, *inputs: Any, **params: Any) -> Tensor:
+        """Run `forward` on the inputs' arrays; record a node if any input requires grad."""
+        tensors = tuple(t if isinstance(t, Tensor) else as_constant(t) for t in inputs)
+        ctx = cls.__new__(cls)
+        needs = tuple(t.requires_grad for t in tensors)
+        ctx._recording = recording = _grad_mode.enabled and True in needs
+        out = cls.forward(ctx, *[t.data for t in tensors], **params)
+        if not isinstance(out, np.ndarray):
+            out = np.asarray(out)
+        result = Tensor._make(out)
+        if recording:
+            ctx.inputs = tensors
+            ctx.needs_input_grad = needs
+            ctx.output_ref = weakref.ref(result)
+            ctx.output_shape = out.shape
+            ctx.output_dtype = out.dtype
+            ctx.output_name = None
+            if observers.scope:
+                ctx.scope = observers.scope[-1]
+            if observers.record_sites:
+                ctx.creation_site = _creation_site()
+            result.requires_grad = True
+            result.grad_fn = ctx
+        if observers.on_forward:
+            for callback in observers.on_forward:
+                callback(ctx, tensors, result)
+        return result
+
+    @property
+    def output(self) -> Tensor | ReleasedTensor:
+        """The tensor this node made, or (once it is gone) what the graph keeps of it."""
+        tensor = self.output_ref()
+        return tensor if tensor is not None else self.released_output()
+
+    def released_output(self) -> ReleasedTensor:
+        """The data-less record of this node's output that a released graph keeps."""
+        record = self.__dict__.get("_released_output")
+        if record is None:
+            tensor = self.output_ref()
+            name = tensor.name if tensor is not None else self.output_name
+            record = ReleasedTensor(self.output_shape, self.output_dtype, name, self)
+            self._released_output = record
+        return record
+
+    def _unlock_saved(self) -> None:
+        op = type(self).__name__
+        for array in self._saved:
+            if isinstance(array, np.ndarray):
+                _unlock(array, op)
+        self._saved = ()
+
+    def __del__(self) -> None:
+        # A graph dropped without backward must not leave its arrays read-only.
+        if self._saved:
+            self._unlock_saved()
+
+    def release(self) -> None:
+        """Free what this node holds: saved arrays and intermediate inputs (structure stays)."""
+        if self.released:
+            return
+        self._unlock_saved()
+        self.inputs = tuple(
+            t.grad_fn.released_output() if t.grad_fn is not None else t for t in self.inputs
+        )
+        self.released = True
+
+    def __repr__(self) -> str:
+        shapes = ", ".join(str(tuple(t.shape)) for t in self.inputs)
+        return f"<{self.name} node: ({shapes}) -> {tuple(self.output_shape)}>"

@@ -1,0 +1,49 @@
+"""Small argument checks shared by the ops (axes, dtypes); no calculus here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+def normalize_axis(axis: int, ndim: int, op: str, shape: tuple) -> int:
+    """`axis` as a non-negative int, or a ValueError naming the op and the shape."""
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
+        raise TypeError(f"{op}: axis must be an int, got {type(axis).__name__}")
+    if not -ndim <= axis < max(ndim, 1):
+        raise ValueError(
+            f"{op}: axis {axis} does not exist for a tensor of shape {shape} "
+            f"({ndim} axes: use an axis from {-ndim} to {ndim - 1})"
+        )
+    return int(axis) % max(ndim, 1)
+
+
+def normalize_axes(axis: Any, ndim: int, op: str, shape: tuple) -> tuple:
+    """`axis` (None, int or sequence) as a sorted tuple of non-negative ints."""
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    normalized = tuple(sorted(normalize_axis(a, ndim, op, shape) for a in axes))
+    if len(set(normalized)) != len(normalized):
+        raise ValueError(f"{op}: axis {axis} repeats an axis (shape {shape})")
+    return normalized
+
+
+def expand_reduced(grad: np.ndarray, axes: tuple, keepdims: bool, shape: tuple) -> np.ndarray:
+    """Spread the gradient of a reduction back over the input's shape (a broadcast view)."""
+    if not keepdims:
+        grad = np.expand_dims(grad, axes)
+    return np.broadcast_to(grad, shape)
+
+
+def broadcast_shape(op: str, *shapes: tuple) -> tuple:
+    """The broadcast of `shapes`, or a ValueError that names the op and the shapes."""
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        listed = " and ".join(str(s) for s in shapes)
+        raise ValueError(
+            f"{op}: shapes {listed} do not broadcast. Trailing axes must be equal or 1; "
+            "reshape or unsqueeze one operand so they line up."
+        ) from None

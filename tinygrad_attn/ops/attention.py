@@ -1,0 +1,66 @@
+"""Fused scaled dot-product attention: one node, one hand-derived backward.
+
+The same computation written with primitive ops (`functional.attention_composed`) shows every
+step in the graph; this op does it in one node, saving only q, k, v and the attention weights,
+and is what `F.scaled_dot_product_attention` and the nn layers use.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..function import Function
+
+
+def causal_mask(length: int, source_length: int) -> np.ndarray:
+    """(L, S) bool, True where query i may attend to key j (j <= i), aligned top-left."""
+    return np.tri(length, source_length, dtype=bool)
+
+
+class ScaledDotProductAttention(Function):
+    """out = P @ v with P = softmax(scale * q @ k^T (+ mask));
+    dv = P^T @ dout,  dP = dout @ v^T,  dS = P * (dP - sum(dP * P)),
+    dq = scale * dS @ k,  dk = scale * dS^T @ q,  d(float mask) = dS"""
+
+    @staticmethod
+    def forward(ctx, q, k, v, *mask, scale, is_causal=False):
+        scores = q @ np.swapaxes(k, -1, -2)  # (..., L, S)
+        scores *= scale
+        allowed = None
+        if is_causal:
+            allowed = causal_mask(q.shape[-2], k.shape[-2])  # (L, S)
+        elif mask and mask[0].dtype == np.bool_:
+            allowed = mask[0]  # (..., L, S), True = may attend
+        elif mask:
+            scores = scores + mask[0]  # a float mask is added to the scores
+        if allowed is not None:
+            scores = np.where(allowed, scores, -np.inf)
+        # Softmax with the row max subtracted; a row with every key masked has max -inf:
+        # use 0 there so exp gives zeros, and divide by 1 so that row's weights stay 0.
+        row_max = scores.max(axis=-1, keepdims=True)
+        row_max[~np.isfinite(row_max)] = 0
+        weights = scores
+        weights -= row_max
+        np.exp(weights, out=weights)
+        total = weights.sum(axis=-1, keepdims=True)
+        total[total == 0] = 1
+        weights /= total  # (..., L, S)
+        ctx.scale = scale
+        ctx.save_for_backward(q, k, v, weights)
+        return weights @ v  # (..., L, Ev)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        q, k, v, weights = ctx.saved_tensors
+        grad_v = np.swapaxes(weights, -1, -2) @ grad_out  # (..., S, Ev)
+        grad_weights = grad_out @ np.swapaxes(v, -1, -2)  # (..., L, S)
+        grad_scores = grad_weights
+        grad_scores -= (grad_weights * weights).sum(axis=-1, keepdims=True)
+        grad_scores *= weights  # softmax backward, in place on a fresh array
+        grad_mask = grad_scores.copy() if len(ctx.inputs) == 4 and ctx.needs_input_grad[3] else None
+        grad_scores *= ctx.scale
+        grad_q = grad_scores @ k  # (..., L, E)
+        grad_k = np.swapaxes(grad_scores, -1, -2) @ q  # (..., S, E)
+        if len(ctx.inputs) == 4:
+            return grad_q, grad_k, grad_v, grad_mask
+        return grad_q, grad_k, grad_v

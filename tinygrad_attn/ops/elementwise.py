@@ -1,0 +1,233 @@
+"""Elementwise ops: arithmetic (with NumPy broadcasting) and the unary functions.
+
+Binary ops return gradients in the broadcast output shape; the engine sums them back to each
+input's shape. Gradients for an input that does not need one are not computed
+(`ctx.needs_input_grad`), which also keeps `x ** 2` from taking log(x).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..function import Function
+from ._util import broadcast_shape
+
+
+def _binary(op: str, ufunc: np.ufunc, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """`ufunc(a, b)`, turning NumPy's broadcast error into one that names the op."""
+    try:
+        return ufunc(a, b)
+    except ValueError:
+        broadcast_shape(op, a.shape, b.shape)  # raises the readable error
+        raise
+
+
+class Add(Function):
+    """out = a + b;  da = dout,  db = dout"""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return _binary("Add", np.add, a, b)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        return grad_out, grad_out
+
+
+class Sub(Function):
+    """out = a - b;  da = dout,  db = -dout"""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return _binary("Sub", np.subtract, a, b)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        grad_b = -grad_out if ctx.needs_input_grad[1] else None
+        return grad_out, grad_b
+
+
+class Mul(Function):
+    """out = a * b;  da = dout * b,  db = dout * a"""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return _binary("Mul", np.multiply, a, b)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        a, b = ctx.saved_tensors
+        grad_a = grad_out * b if ctx.needs_input_grad[0] else None
+        grad_b = grad_out * a if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+
+
+class Div(Function):
+    """out = a / b;  da = dout / b,  db = -dout * a / b**2"""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return _binary("Div", np.true_divide, a, b)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        a, b = ctx.saved_tensors
+        grad_a = grad_out / b if ctx.needs_input_grad[0] else None
+        grad_b = -grad_out * a / (b * b) if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+
+
+class Neg(Function):
+    """out = -a;  da = -dout"""
+
+    @staticmethod
+    def forward(ctx, a):
+        return np.negative(a)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        return (-grad_out,)
+
+
+class Pow(Function):
+    """out = a ** b;  da = dout * b * a**(b-1),  db = dout * out * log(a)"""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        out = _binary("Pow", np.power, a, b)
+        ctx.save_for_backward(a, b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        a, b, out = ctx.saved_tensors
+        grad_a = grad_out * b * np.power(a, b - 1) if ctx.needs_input_grad[0] else None
+        grad_b = grad_out * out * np.log(a) if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+
+
+class Exp(Function):
+    """out = exp(a);  da = dout * out"""
+
+    @staticmethod
+    def forward(ctx, a):
+        out = np.exp(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (out,) = ctx.saved_tensors
+        return (grad_out * out,)
+
+
+class Log(Function):
+    """out = log(a);  da = dout / a"""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.log(a)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (a,) = ctx.saved_tensors
+        return (grad_out / a,)
+
+
+class Sqrt(Function):
+    """out = sqrt(a);  da = dout / (2 * out)"""
+
+    @staticmethod
+    def forward(ctx, a):
+        out = np.sqrt(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (out,) = ctx.saved_tensors
+        return (grad_out / (2 * out),)
+
+
+class Tanh(Function):
+    """out = tanh(a);  da = dout * (1 - out**2)"""
+
+    @staticmethod
+    def forward(ctx, a):
+        out = np.tanh(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (out,) = ctx.saved_tensors
+        return (grad_out * (1 - out * out),)
+
+
+class Sigmoid(Function):
+    """out = 1 / (1 + exp(-a));  da = dout * out * (1 - out)"""
+
+    @staticmethod
+    def forward(ctx, a):
+        # exp of a non-positive number only, so large |a| cannot overflow.
+        e = np.exp(-np.abs(a))
+        out = np.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(a.dtype, copy=False)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (out,) = ctx.saved_tensors
+        return (grad_out * out * (1 - out),)
+
+
+class Relu(Function):
+    """out = max(a, 0);  da = dout where a > 0, else 0"""
+
+    @staticmethod
+    def forward(ctx, a):
+        out = np.maximum(a, 0)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (out,) = ctx.saved_tensors
+        return (grad_out * (out > 0),)
+
+
+class Abs(Function):
+    """out = |a|;  da = dout * sign(a)  (0 at a = 0, as PyTorch)"""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.abs(a)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (a,) = ctx.saved_tensors
+        return (grad_out * np.sign(a),)
+
+
+_erf = np.frompyfunc(math.erf, 1, 1)
+
+
+class Erf(Function):
+    """out = erf(a);  da = dout * 2/sqrt(pi) * exp(-a**2)"""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        # NumPy has no erf; math.erf per element is exact, which gradcheck needs.
+        return _erf(a).astype(a.dtype)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (a,) = ctx.saved_tensors
+        return (grad_out * (2 / math.sqrt(math.pi)) * np.exp(-a * a),)

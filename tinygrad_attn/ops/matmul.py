@@ -1,0 +1,75 @@
+"""Matrix product with NumPy's `@` semantics: 1-D, 2-D, batched, broadcast batch axes."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..function import Function
+
+
+def _check_shapes(a: np.ndarray, b: np.ndarray) -> None:
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError(
+            f"MatMul: both operands need at least one axis, got shapes {a.shape} @ {b.shape}; "
+            "use * to multiply by a scalar"
+        )
+    inner_a = a.shape[-1]
+    inner_b = b.shape[-2] if b.ndim > 1 else b.shape[0]
+    if inner_a != inner_b:
+        raise ValueError(
+            f"MatMul: cannot multiply shapes {a.shape} @ {b.shape}: the last axis of the left "
+            f"operand ({inner_a}) must equal the "
+            f"{'second-to-last' if b.ndim > 1 else 'only'} axis of the right ({inner_b}). "
+            "Did you mean to transpose one of them (.T or .swapaxes(-1, -2))?"
+        )
+
+
+def _fold(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a @ b; a stack of rows times one matrix runs as a single 2-D GEMM."""
+    if a.ndim > 2 and b.ndim == 2:
+        return (a.reshape(-1, a.shape[-1]) @ b).reshape(*a.shape[:-1], b.shape[-1])
+    return a @ b
+
+
+class MatMul(Function):
+    """out = a @ b;  da = dout @ b^T,  db = a^T @ dout  (over the last two axes)"""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        _check_shapes(a, b)
+        try:
+            out = _fold(a, b)
+        except ValueError:
+            raise ValueError(
+                f"MatMul: the batch axes of {a.shape} @ {b.shape} (all but the last two) do "
+                "not broadcast; they must be equal or 1"
+            ) from None
+        ctx.save_for_backward(a, b)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        a, b = ctx.saved_tensors
+        # A 1-D operand acts as a row (left) or a column (right) whose extra axis the output
+        # dropped; put that axis back so the 2-D rules apply, and drop it from the result.
+        a2 = a[None, :] if a.ndim == 1 else a  # (..., M, K)
+        b2 = b[:, None] if b.ndim == 1 else b  # (..., K, N)
+        g = grad_out
+        if a.ndim == 1:
+            g = np.expand_dims(g, -2 if b.ndim > 1 else 0)  # (..., 1, N)
+        if b.ndim == 1:
+            g = np.expand_dims(g, -1)  # (..., M, 1)
+        grad_a = grad_b = None
+        if ctx.needs_input_grad[0]:
+            grad_a = _fold(g, np.swapaxes(b2, -1, -2))  # (..., M, K)
+            if a.ndim == 1:
+                grad_a = grad_a[..., 0, :]  # (..., K)
+        if ctx.needs_input_grad[1]:
+            if b2.ndim == 2 and a2.ndim > 2:
+                # One weight shared by every row: contract over all rows in one GEMM.
+                grad_b = a2.reshape(-1, a2.shape[-1]).T @ g.reshape(-1, g.shape[-1])  # (K, N)
+            else:
+                grad_b = np.swapaxes(a2, -1, -2) @ g  # (..., K, N)
+            if b.ndim == 1:
+                grad_b = grad_b[..., 0]  # (..., K)
+        return grad_a, grad_b

@@ -1,0 +1,172 @@
+"""Movement ops: reshape, transpose, indexing, joining, selecting (where, masked_fill).
+
+These move or pick elements without arithmetic, so each backward puts the gradient back where
+the elements came from.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..function import Function
+from ._util import broadcast_shape, normalize_axis
+
+
+class Reshape(Function):
+    """out = a.reshape(shape);  da = dout.reshape(a.shape)  (also unsqueeze and squeeze)"""
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        ctx.shape = a.shape
+        try:
+            return a.reshape(shape)
+        except ValueError:
+            raise ValueError(
+                f"Reshape: cannot reshape a tensor of shape {a.shape} ({a.size} elements) "
+                f"into {tuple(shape)}; the element counts must match (one -1 may stand for "
+                "the rest)"
+            ) from None
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        return (grad_out.reshape(ctx.shape),)
+
+
+class Transpose(Function):
+    """out = a.transpose(axes);  da = dout.transpose(inverse of axes)"""
+
+    @staticmethod
+    def forward(ctx, a, axes=None):
+        axes = tuple(range(a.ndim))[::-1] if axes is None else tuple(axes)
+        if sorted(normalize_axis(x, a.ndim, "Transpose", a.shape) for x in axes) != list(
+            range(a.ndim)
+        ):
+            raise ValueError(
+                f"Transpose: axes {axes} are not a permutation of the {a.ndim} axes of a "
+                f"tensor of shape {a.shape}"
+            )
+        ctx.axes = axes
+        return a.transpose(axes)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        return (grad_out.transpose(np.argsort(ctx.axes)),)
+
+
+def _is_basic(index) -> bool:
+    """True for NumPy basic indexing (ints, slices, None, ...): a view, no repeats."""
+    parts = index if isinstance(index, tuple) else (index,)
+    return all(
+        isinstance(p, (int, np.integer, slice)) or p is None or p is Ellipsis for p in parts
+    )
+
+
+class GetItem(Function):
+    """out = a[index];  da = zeros like a with dout added at index (repeats accumulate)"""
+
+    @staticmethod
+    def forward(ctx, a, index):
+        ctx.shape = a.shape
+        ctx.dtype = a.dtype
+        ctx.index = index
+        try:
+            return a[index]
+        except IndexError as err:
+            raise IndexError(f"GetItem: {err} (tensor shape {a.shape})") from None
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        grad_a = np.zeros(ctx.shape, dtype=grad_out.dtype)
+        if _is_basic(ctx.index):
+            grad_a[ctx.index] = grad_out
+        else:
+            # add.at, unlike `grad_a[index] += ...`, adds once per repeated index.
+            np.add.at(grad_a, ctx.index, grad_out)
+        return (grad_a,)
+
+
+class Concatenate(Function):
+    """out = concatenate(tensors, axis);  each input gets its slice of dout"""
+
+    @staticmethod
+    def forward(ctx, *arrays, axis=0):
+        if not arrays:
+            raise ValueError("Concatenate: needs at least one tensor")
+        ctx.axis = normalize_axis(axis, arrays[0].ndim, "Concatenate", arrays[0].shape)
+        ctx.sizes = [a.shape[ctx.axis] for a in arrays]
+        try:
+            return np.concatenate(arrays, axis=ctx.axis)
+        except ValueError:
+            shapes = ", ".join(str(a.shape) for a in arrays)
+            raise ValueError(
+                f"Concatenate: shapes {shapes} must be equal except along axis {axis}"
+            ) from None
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        return tuple(np.split(grad_out, np.cumsum(ctx.sizes)[:-1], axis=ctx.axis))
+
+
+class Stack(Function):
+    """out = stack(tensors, axis);  input i gets dout taken at position i along axis"""
+
+    @staticmethod
+    def forward(ctx, *arrays, axis=0):
+        if not arrays:
+            raise ValueError("Stack: needs at least one tensor")
+        ctx.axis = normalize_axis(axis, arrays[0].ndim + 1, "Stack", arrays[0].shape)
+        if len({a.shape for a in arrays}) != 1:
+            shapes = ", ".join(str(a.shape) for a in arrays)
+            raise ValueError(f"Stack: all tensors must have the same shape, got {shapes}")
+        return np.stack(arrays, axis=ctx.axis)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        return tuple(np.moveaxis(grad_out, ctx.axis, 0))
+
+
+def _check_bool(op: str, mask: np.ndarray, what: str) -> None:
+    if mask.dtype != np.bool_:
+        raise TypeError(
+            f"{op}: {what} must be a bool tensor, got dtype {mask.dtype}. Build it with a "
+            "comparison (e.g. x > 0) or .astype(bool)."
+        )
+
+
+class Where(Function):
+    """out = where(cond, a, b);  da = dout where cond,  db = dout where not cond"""
+
+    @staticmethod
+    def forward(ctx, condition, a, b):
+        _check_bool("Where", condition, "the condition")
+        broadcast_shape("Where", condition.shape, a.shape, b.shape)
+        ctx.save_for_backward(condition)
+        return np.where(condition, a, b)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (condition,) = ctx.saved_tensors
+        zero = np.zeros((), dtype=grad_out.dtype)
+        grad_a = np.where(condition, grad_out, zero) if ctx.needs_input_grad[1] else None
+        grad_b = np.where(condition, zero, grad_out) if ctx.needs_input_grad[2] else None
+        return None, grad_a, grad_b
+
+
+class MaskedFill(Function):
+    """out = value where mask, else a;  da = dout where not mask, else 0"""
+
+    @staticmethod
+    def forward(ctx, a, mask, value):
+        _check_bool("MaskedFill", mask, "the mask")
+        if broadcast_shape("MaskedFill", a.shape, mask.shape) != a.shape:
+            raise ValueError(
+                f"MaskedFill: a mask of shape {mask.shape} would enlarge the tensor of shape "
+                f"{a.shape}; the mask must broadcast to the tensor's shape"
+            )
+        ctx.save_for_backward(mask)
+        return np.where(mask, np.asarray(value, dtype=a.dtype), a)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (mask,) = ctx.saved_tensors
+        return np.where(mask, np.zeros((), dtype=grad_out.dtype), grad_out), None

@@ -1,0 +1,95 @@
+"""Reductions over axes: sum, mean, max, var (NumPy's `axis` / `keepdims`).
+
+Each backward spreads the incoming gradient back over the reduced axes (`expand_reduced`):
+that is the reduction's own calculus, not un-broadcasting, which only the engine does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..function import Function
+from ._util import expand_reduced, normalize_axes
+
+
+def _count(shape: tuple, axes: tuple) -> int:
+    return int(np.prod([shape[a] for a in axes], dtype=np.int64))
+
+
+class Sum(Function):
+    """out = sum(a, axis);  da = dout broadcast over the summed axes"""
+
+    @staticmethod
+    def forward(ctx, a, axis=None, keepdims=False):
+        ctx.axes = normalize_axes(axis, a.ndim, "Sum", a.shape)
+        ctx.keepdims = keepdims
+        ctx.shape = a.shape
+        return np.sum(a, axis=ctx.axes, keepdims=keepdims)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        return (expand_reduced(grad_out, ctx.axes, ctx.keepdims, ctx.shape),)
+
+
+class Mean(Function):
+    """out = mean(a, axis);  da = dout / N broadcast over the averaged axes (N elements each)"""
+
+    @staticmethod
+    def forward(ctx, a, axis=None, keepdims=False):
+        ctx.axes = normalize_axes(axis, a.ndim, "Mean", a.shape)
+        ctx.keepdims = keepdims
+        ctx.shape = a.shape
+        return np.mean(a, axis=ctx.axes, keepdims=keepdims)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        count = _count(ctx.shape, ctx.axes)
+        return (expand_reduced(grad_out / count, ctx.axes, ctx.keepdims, ctx.shape),)
+
+
+class Max(Function):
+    """out = max(a, axis);  da = dout / k at the k elements equal to the max, else 0 (ties split)"""
+
+    @staticmethod
+    def forward(ctx, a, axis=None, keepdims=False):
+        if a.size == 0:
+            raise ValueError(f"Max: cannot take the max of an empty tensor (shape {a.shape})")
+        ctx.axes = normalize_axes(axis, a.ndim, "Max", a.shape)
+        ctx.keepdims = keepdims
+        ctx.shape = a.shape
+        out = np.max(a, axis=ctx.axes, keepdims=True)
+        is_max = a == out  # (shape of a), True at every tied maximum
+        ctx.save_for_backward(is_max, is_max.sum(axis=ctx.axes, keepdims=True))
+        return out if keepdims else np.squeeze(out, axis=ctx.axes)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        is_max, count = ctx.saved_tensors
+        if not ctx.keepdims:
+            grad_out = np.expand_dims(grad_out, ctx.axes)
+        return (is_max * (grad_out / count),)
+
+
+class Var(Function):
+    """out = sum((a - mean)**2) / (N - ddof);  da = dout * 2 (a - mean) / (N - ddof)"""
+
+    @staticmethod
+    def forward(ctx, a, axis=None, keepdims=False, ddof=0):
+        ctx.axes = normalize_axes(axis, a.ndim, "Var", a.shape)
+        ctx.keepdims = keepdims
+        ctx.shape = a.shape
+        ctx.divisor = _count(a.shape, ctx.axes) - ddof
+        if ctx.divisor <= 0:
+            raise ValueError(
+                f"Var: ddof={ddof} leaves no degrees of freedom when reducing shape {a.shape} "
+                f"over axes {ctx.axes}; use a smaller ddof"
+            )
+        centered = a - a.mean(axis=ctx.axes, keepdims=True)
+        ctx.save_for_backward(centered)
+        return np.sum(centered * centered, axis=ctx.axes, keepdims=keepdims) / ctx.divisor
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (centered,) = ctx.saved_tensors
+        spread = expand_reduced(grad_out, ctx.axes, ctx.keepdims, ctx.shape)
+        return (spread * centered * (2 / ctx.divisor),)

@@ -1,0 +1,621 @@
+"""Tensor: an ndarray, its gradient, and the node that made it.
+
+A `Tensor` holds `.data` (an `np.ndarray`), `.grad` (same shape and dtype, or None) and
+`.grad_fn` (the `Function` node that produced it; None for leaves). Every maths method is one
+line that hands the work to an op class (`def exp(self): return Exp.apply(self)`), so "go to
+definition" on any method lands on the op's forward and backward.
+
+This module must not contain derivative code (that lives in `ops/`) nor walk the graph (the
+engine does). The op classes are imported once, at the bottom of this file, because they
+themselves build Tensors: that is the only import cycle in the package.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Callable, Iterator, Sequence
+
+import numpy as np
+
+_default_dtype = np.dtype(np.float32)
+_rng = np.random.default_rng()
+
+
+def get_default_dtype() -> np.dtype:
+    """The dtype given to Python floats and lists of floats (float32 unless changed)."""
+    return _default_dtype
+
+
+def set_default_dtype(dtype: Any) -> None:
+    """Set the dtype for Python float data: `ta.set_default_dtype(np.float64)`."""
+    global _default_dtype
+    dtype = np.dtype(dtype)
+    if dtype.kind != "f":
+        raise TypeError(f"set_default_dtype: expected a float dtype, got {dtype}")
+    _default_dtype = dtype
+
+
+def manual_seed(seed: int) -> None:
+    """Seed the one global random generator (randn, dropout, module initialisation)."""
+    global _rng
+    _rng = np.random.default_rng(seed)
+
+
+def get_rng() -> np.random.Generator:
+    """The global `np.random.Generator` that `manual_seed` seeds."""
+    return _rng
+
+
+def _array_from(data: Any, dtype: Any, copy: bool) -> np.ndarray:
+    """Turn user data into an ndarray following the dtype policy in shared/API.md."""
+    if isinstance(data, Tensor):
+        data = data.data
+    if isinstance(data, (np.ndarray, np.generic)):
+        array = np.array(data, dtype=dtype, copy=copy or None)
+    else:
+        try:
+            array = np.array(data, dtype=dtype)
+        except (ValueError, TypeError) as err:
+            raise TypeError(
+                f"Tensor: cannot make an array from {type(data).__name__} data ({err}). "
+                "Pass a number, a (rectangular) nested list of numbers, or an ndarray."
+            ) from None
+        if dtype is None and array.dtype.kind == "f":
+            array = array.astype(_default_dtype)
+    if array.dtype.kind not in "fiub":
+        raise TypeError(
+            f"Tensor: data of dtype {array.dtype} is not numeric; tinygrad_attn holds float, "
+            "integer or bool arrays. Convert it first, e.g. np.asarray(data, dtype=np.float32)."
+        )
+    return array
+
+
+def _check_can_require_grad(dtype: np.dtype, where: str) -> None:
+    if dtype.kind != "f":
+        raise TypeError(
+            f"{where}: only float tensors can require grad, but this one has dtype {dtype}. "
+            "Make it a float tensor first, e.g. Tensor(data, dtype=np.float32)."
+        )
+
+
+def as_constant(value: Any, like: "Tensor | None" = None) -> "Tensor":
+    """Wrap a Python number or ndarray as a constant tensor (no grad) for an op's input.
+
+    A Python scalar takes the float dtype of `like` (so `x * 2` keeps float32 float32, as
+    NumPy does with scalars); an ndarray keeps its dtype and is not copied.
+    """
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, np.ndarray):
+        return Tensor._make(value)
+    if isinstance(value, (bool, int, float)) and like is not None and like.data.dtype.kind == "f":
+        return Tensor._make(np.asarray(value, dtype=like.data.dtype))
+    return Tensor._make(_array_from(value, None, copy=False))
+
+
+class ReleasedTensor:
+    """What a released graph keeps of an intermediate tensor: its metadata, not its array."""
+
+    data = None
+    requires_grad = True
+    is_leaf = False
+
+    def __init__(self, shape: tuple, dtype: np.dtype, name: str | None, grad_fn: Any) -> None:
+        self.shape = tuple(shape)
+        self.dtype = dtype
+        self.name = name
+        self.grad_fn = grad_fn
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def __repr__(self) -> str:
+        return f"ReleasedTensor(shape={self.shape}, dtype={self.dtype}, grad_fn=<{self.grad_fn.name}>)"
+
+
+class Tensor:
+    """An n-dimensional array that records the ops applied to it, for reverse-mode autodiff."""
+
+    __slots__ = ("data", "requires_grad", "grad_fn", "_grad", "_name", "_hooks", "__weakref__")
+    __array_priority__ = 1000  # so `ndarray + Tensor` calls Tensor.__radd__
+
+    def __init__(
+        self,
+        data: Any,
+        requires_grad: bool = False,
+        dtype: Any = None,
+        name: str | None = None,
+    ) -> None:
+        self.data = _array_from(data, dtype, copy=True)
+        if requires_grad:
+            _check_can_require_grad(self.data.dtype, "Tensor(requires_grad=True)")
+        self.requires_grad = bool(requires_grad)
+        self.grad_fn = None
+        self._grad = None
+        self._name = name
+        self._hooks = None
+
+    @classmethod
+    def _make(cls, array: np.ndarray) -> "Tensor":
+        """Wrap an ndarray without copying or checking (ops' outputs, constants)."""
+        tensor = cls.__new__(cls)
+        tensor.data = array
+        tensor.requires_grad = False
+        tensor.grad_fn = None
+        tensor._grad = None
+        tensor._name = None
+        tensor._hooks = None
+        return tensor
+
+    # ----------------------------------------------------------------- properties
+    @property
+    def grad(self) -> np.ndarray | None:
+        """The accumulated gradient (leaves, and non-leaves that called `retain_grad()`)."""
+        if self.grad_fn is not None and not self.grad_fn.retains_output_grad:
+            warnings.warn(
+                f"Reading .grad of a non-leaf tensor (made by {self.grad_fn.name}, shape "
+                f"{self.shape}): backward() does not keep it. Call .retain_grad() on it before "
+                "backward() to keep it.",
+                UserWarning,
+                stacklevel=2,
+            )
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Any) -> None:
+        if value is not None:
+            value = np.asarray(value)
+            if value.shape != self.data.shape:
+                raise ValueError(
+                    f"assigning .grad: shape {value.shape} does not match the tensor's shape "
+                    f"{self.data.shape}"
+                )
+            value = value.astype(self.data.dtype, copy=False)
+        self._grad = value
+
+    @property
+    def name(self) -> str | None:
+        """An optional label shown by the graph renderer and in error messages."""
+        return self._name
+
+    @name.setter
+    def name(self, value: str | None) -> None:
+        self._name = value
+        if self.grad_fn is not None:
+            self.grad_fn.output_name = value
+
+    @property
+    def is_leaf(self) -> bool:
+        """True for tensors made by the user (not by an op); their `.grad` is kept."""
+        return self.grad_fn is None
+
+    @property
+    def shape(self) -> tuple:
+        return self.data.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.data.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self.data.ndim
+
+    @property
+    def size(self) -> int:
+        return self.data.size
+
+    @property
+    def T(self) -> "Tensor":
+        """All axes reversed, as NumPy's `.T`."""
+        return self.transpose()
+
+    def __len__(self) -> int:
+        if self.data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return len(self.data)
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __bool__(self) -> bool:
+        if self.data.size != 1:
+            raise ValueError(
+                f"The truth value of a tensor of shape {self.shape} is ambiguous; use "
+                ".any() / .all() on .data, or compare one element with .item()"
+            )
+        return bool(self.data)
+
+    # ------------------------------------------------------------- NumPy interop
+    def numpy(self) -> np.ndarray:
+        """The underlying array (not a copy)."""
+        return self.data
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return self.data if dtype is None else self.data.astype(dtype, copy=False)
+
+    def item(self) -> float | int | bool:
+        """The value of a one-element tensor as a Python number."""
+        if self.data.size != 1:
+            raise ValueError(
+                f"item(): only a one-element tensor can be converted to a Python number, but "
+                f"this one has shape {self.shape} ({self.data.size} elements). Index it first "
+                "(t[i].item()) or use .numpy()."
+            )
+        return self.data.item()
+
+    def __repr__(self) -> str:
+        body = np.array2string(self.data, precision=4, separator=", ", threshold=64)
+        body = body.replace("\n", "\n       ")
+        extras = []
+        if self.data.dtype != _default_dtype:
+            extras.append(f"dtype={self.data.dtype}")
+        if self.grad_fn is not None:
+            extras.append(f"grad_fn=<{self.grad_fn.name}>")
+        elif self.requires_grad:
+            extras.append("requires_grad=True")
+        if self._name:
+            extras.append(f"name={self._name!r}")
+        return "tensor(" + ", ".join([body, *extras]) + ")"
+
+    # ----------------------------------------------------------- autograd hooks
+    def backward(self, gradient: Any = None, retain_graph: bool = False) -> None:
+        """Reverse-mode pass from this tensor: fills `.grad` of the leaves that require grad."""
+        for _step in backward_steps(self, gradient, retain_graph):
+            pass
+
+    def backward_steps(
+        self, gradient: Any = None, retain_graph: bool = False
+    ) -> Iterator["BackwardStep"]:
+        """The backward pass as a generator of `BackwardStep` records, one per graph node."""
+        return backward_steps(self, gradient, retain_graph)
+
+    def detach(self) -> "Tensor":
+        """A new leaf that shares this tensor's data and takes no gradient."""
+        return Tensor._make(self.data)
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        """Set `requires_grad` on a leaf, in place; returns self."""
+        if requires_grad:
+            _check_can_require_grad(self.data.dtype, "requires_grad_()")
+        elif self.grad_fn is not None:
+            raise RuntimeError(
+                f"requires_grad_(False) on a non-leaf tensor (made by {self.grad_fn.name}); "
+                "use .detach() to get a tensor that takes no gradient."
+            )
+        self.requires_grad = bool(requires_grad)
+        return self
+
+    def retain_grad(self) -> "Tensor":
+        """Keep `.grad` on this non-leaf tensor after backward (leaves always keep it)."""
+        if self.grad_fn is not None:
+            self.grad_fn.retains_output_grad = True
+        elif not self.requires_grad:
+            raise RuntimeError("retain_grad() on a tensor that does not require grad")
+        return self
+
+    def register_hook(self, hook: Callable[[np.ndarray], np.ndarray | None]) -> Callable[[], None]:
+        """Call `hook(grad)` when this tensor's gradient is computed; a returned array
+        replaces the gradient. Returns a function that removes the hook."""
+        if not self.requires_grad:
+            raise RuntimeError(
+                "register_hook() on a tensor that does not require grad: no gradient will "
+                "ever reach it. Call .requires_grad_() on the leaf first."
+            )
+        if self.grad_fn is not None:
+            self.grad_fn.output_hooks = (*self.grad_fn.output_hooks, hook)
+            node = self.grad_fn
+
+            def remove() -> None:
+                node.output_hooks = tuple(h for h in node.output_hooks if h is not hook)
+
+        else:
+            self._hooks = (*(self._hooks or ()), hook)
+
+            def remove() -> None:
+                self._hooks = tuple(h for h in self._hooks if h is not hook)
+
+        return remove
+
+    # ------------------------------------------------------------------ operators
+    def _operand(self, other: Any) -> "Tensor":
+        return as_constant(other, like=self)
+
+    def __add__(self, other: Any) -> "Tensor":
+        return Add.apply(self, self._operand(other))
+
+    def __radd__(self, other: Any) -> "Tensor":
+        return Add.apply(self._operand(other), self)
+
+    def __sub__(self, other: Any) -> "Tensor":
+        return Sub.apply(self, self._operand(other))
+
+    def __rsub__(self, other: Any) -> "Tensor":
+        return Sub.apply(self._operand(other), self)
+
+    def __mul__(self, other: Any) -> "Tensor":
+        return Mul.apply(self, self._operand(other))
+
+    def __rmul__(self, other: Any) -> "Tensor":
+        return Mul.apply(self._operand(other), self)
+
+    def __truediv__(self, other: Any) -> "Tensor":
+        return Div.apply(self, self._operand(other))
+
+    def __rtruediv__(self, other: Any) -> "Tensor":
+        return Div.apply(self._operand(other), self)
+
+    def __pow__(self, exponent: Any) -> "Tensor":
+        return Pow.apply(self, self._operand(exponent))
+
+    def __rpow__(self, base: Any) -> "Tensor":
+        return Pow.apply(self._operand(base), self)
+
+    def __matmul__(self, other: Any) -> "Tensor":
+        return MatMul.apply(self, self._operand(other))
+
+    def __rmatmul__(self, other: Any) -> "Tensor":
+        return MatMul.apply(self._operand(other), self)
+
+    def __neg__(self) -> "Tensor":
+        return Neg.apply(self)
+
+    def __pos__(self) -> "Tensor":
+        return self
+
+    # Comparisons give bool tensors and take no part in the graph.
+    def __lt__(self, other: Any) -> "Tensor":
+        return Tensor._make(self.data < np.asarray(other))
+
+    def __le__(self, other: Any) -> "Tensor":
+        return Tensor._make(self.data <= np.asarray(other))
+
+    def __gt__(self, other: Any) -> "Tensor":
+        return Tensor._make(self.data > np.asarray(other))
+
+    def __ge__(self, other: Any) -> "Tensor":
+        return Tensor._make(self.data >= np.asarray(other))
+
+    def __eq__(self, other: Any) -> "Tensor":  # type: ignore[override]
+        return Tensor._make(self.data == np.asarray(other))
+
+    def __ne__(self, other: Any) -> "Tensor":  # type: ignore[override]
+        return Tensor._make(self.data != np.asarray(other))
+
+    # ---------------------------------------------------------------- elementwise
+    def add(self, other: Any) -> "Tensor":
+        return self + other
+
+    def sub(self, other: Any) -> "Tensor":
+        return self - other
+
+    def mul(self, other: Any) -> "Tensor":
+        return self * other
+
+    def div(self, other: Any) -> "Tensor":
+        return self / other
+
+    def pow(self, exponent: Any) -> "Tensor":
+        return self**exponent
+
+    def neg(self) -> "Tensor":
+        return Neg.apply(self)
+
+    def exp(self) -> "Tensor":
+        return Exp.apply(self)
+
+    def log(self) -> "Tensor":
+        return Log.apply(self)
+
+    def sqrt(self) -> "Tensor":
+        return Sqrt.apply(self)
+
+    def tanh(self) -> "Tensor":
+        return Tanh.apply(self)
+
+    def sigmoid(self) -> "Tensor":
+        return Sigmoid.apply(self)
+
+    def relu(self) -> "Tensor":
+        return Relu.apply(self)
+
+    def abs(self) -> "Tensor":
+        return Abs.apply(self)
+
+    def erf(self) -> "Tensor":
+        return Erf.apply(self)
+
+    # ----------------------------------------------------------------- reductions
+    def sum(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> "Tensor":
+        return Sum.apply(self, axis=axis, keepdims=keepdims)
+
+    def mean(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> "Tensor":
+        return Mean.apply(self, axis=axis, keepdims=keepdims)
+
+    def max(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> "Tensor":
+        """Largest value; where several elements tie, the gradient is split evenly among them."""
+        return Max.apply(self, axis=axis, keepdims=keepdims)
+
+    def var(
+        self, axis: int | Sequence[int] | None = None, keepdims: bool = False, ddof: int = 0
+    ) -> "Tensor":
+        return Var.apply(self, axis=axis, keepdims=keepdims, ddof=ddof)
+
+    # ---------------------------------------------------------------------- shape
+    def reshape(self, *shape: Any) -> "Tensor":
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        return Reshape.apply(self, shape=shape)
+
+    def transpose(self, *axes: Any) -> "Tensor":
+        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+            axes = tuple(axes[0])
+        return Transpose.apply(self, axes=axes or None)
+
+    def swapaxes(self, axis1: int, axis2: int) -> "Tensor":
+        axes = list(range(self.ndim))
+        try:
+            axes[axis1], axes[axis2] = axes[axis2], axes[axis1]
+        except IndexError:
+            raise ValueError(
+                f"swapaxes({axis1}, {axis2}): axis out of range for a tensor of shape "
+                f"{self.shape} ({self.ndim} axes)"
+            ) from None
+        return Transpose.apply(self, axes=tuple(axes))
+
+    def unsqueeze(self, axis: int) -> "Tensor":
+        return Reshape.apply(self, shape=_unsqueezed_shape(self.shape, axis))
+
+    def squeeze(self, axis: int | Sequence[int] | None = None) -> "Tensor":
+        return Reshape.apply(self, shape=_squeezed_shape(self.shape, axis))
+
+    def __getitem__(self, index: Any) -> "Tensor":
+        return GetItem.apply(self, index=_plain_index(index))
+
+    # ---------------------------------------------------------- attention blocks
+    def matmul(self, other: Any) -> "Tensor":
+        return MatMul.apply(self, self._operand(other))
+
+    def softmax(self, axis: int = -1) -> "Tensor":
+        return Softmax.apply(self, axis=axis)
+
+    def log_softmax(self, axis: int = -1) -> "Tensor":
+        return LogSoftmax.apply(self, axis=axis)
+
+    def masked_fill(self, mask: Any, value: float) -> "Tensor":
+        """Where `mask` is True, put `value`; elsewhere keep self (no gradient where filled)."""
+        return MaskedFill.apply(self, as_constant(mask), value=value)
+
+
+def _plain_index(index: Any) -> Any:
+    """Replace Tensors inside an index by their arrays (integer-array indexing)."""
+    if isinstance(index, Tensor):
+        return index.data
+    if isinstance(index, tuple):
+        return tuple(i.data if isinstance(i, Tensor) else i for i in index)
+    return index
+
+
+def _unsqueezed_shape(shape: tuple, axis: int) -> tuple:
+    ndim = len(shape) + 1
+    if not -ndim <= axis < ndim:
+        raise ValueError(
+            f"unsqueeze({axis}): axis out of range for a tensor of shape {shape} "
+            f"(allowed: {-ndim} to {ndim - 1})"
+        )
+    axis %= ndim
+    return shape[:axis] + (1,) + shape[axis:]
+
+
+def _squeezed_shape(shape: tuple, axis: Any) -> tuple:
+    if axis is None:
+        return tuple(n for n in shape if n != 1)
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    normalised = set()
+    for a in axes:
+        if not -len(shape) <= a < len(shape):
+            raise ValueError(f"squeeze({axis}): axis {a} out of range for shape {shape}")
+        if shape[a] != 1:
+            raise ValueError(
+                f"squeeze({axis}): axis {a} has size {shape[a]}, not 1, in shape {shape}"
+            )
+        normalised.add(a % len(shape))
+    return tuple(n for i, n in enumerate(shape) if i not in normalised)
+
+
+# ----------------------------------------------------------------- constructors
+def tensor(data: Any, requires_grad: bool = False, dtype: Any = None, name: str | None = None):
+    """Same as `Tensor(...)` (PyTorch's lower-case spelling)."""
+    return Tensor(data, requires_grad=requires_grad, dtype=dtype, name=name)
+
+
+def from_numpy(array: np.ndarray, requires_grad: bool = False) -> Tensor:
+    """A tensor that shares `array` (no copy)."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"from_numpy: expected an np.ndarray, got {type(array).__name__}")
+    if requires_grad:
+        _check_can_require_grad(array.dtype, "from_numpy(requires_grad=True)")
+    out = Tensor._make(array)
+    out.requires_grad = bool(requires_grad)
+    return out
+
+
+def _shape_arg(shape: tuple) -> tuple:
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        return tuple(shape[0])
+    return tuple(shape)
+
+
+def zeros(*shape: Any, requires_grad: bool = False, dtype: Any = None) -> Tensor:
+    """A tensor of zeros (default float dtype unless `dtype` is given)."""
+    return from_numpy(np.zeros(_shape_arg(shape), dtype or _default_dtype), requires_grad)
+
+
+def ones(*shape: Any, requires_grad: bool = False, dtype: Any = None) -> Tensor:
+    """A tensor of ones (default float dtype unless `dtype` is given)."""
+    return from_numpy(np.ones(_shape_arg(shape), dtype or _default_dtype), requires_grad)
+
+
+def arange(*args: Any, dtype: Any = None) -> Tensor:
+    """As `np.arange` (integers give an integer tensor)."""
+    return from_numpy(np.arange(*args, dtype=dtype))
+
+
+def randn(*shape: Any, requires_grad: bool = False, dtype: Any = None) -> Tensor:
+    """Standard normal samples from the global generator (`ta.manual_seed`)."""
+    array = _rng.standard_normal(_shape_arg(shape)).astype(dtype or _default_dtype)
+    return from_numpy(array, requires_grad)
+
+
+def concatenate(tensors: Sequence[Any], axis: int = 0) -> Tensor:
+    """Join tensors along an existing axis (`np.concatenate`)."""
+    return Concatenate.apply(*tensors, axis=axis)
+
+
+def stack(tensors: Sequence[Any], axis: int = 0) -> Tensor:
+    """Join tensors along a new axis (`np.stack`)."""
+    return Stack.apply(*tensors, axis=axis)
+
+
+def where(condition: Any, a: Any, b: Any) -> Tensor:
+    """`a` where `condition` is True, else `b` (broadcasting); no gradient to `condition`."""
+    like = a if isinstance(a, Tensor) else b if isinstance(b, Tensor) else None
+    return Where.apply(as_constant(condition), as_constant(a, like), as_constant(b, like))
+
+
+# The one import cycle: the ops build Tensors, and Tensor's methods call the ops.
+from .engine import BackwardStep, backward_steps  # noqa: E402
+from .ops.attention import ScaledDotProductAttention  # noqa: E402,F401
+from .ops.elementwise import (  # noqa: E402
+    Abs,
+    Add,
+    Div,
+    Erf,
+    Exp,
+    Log,
+    Mul,
+    Neg,
+    Pow,
+    Relu,
+    Sigmoid,
+    Sqrt,
+    Sub,
+    Tanh,
+)
+from .ops.matmul import MatMul  # noqa: E402
+from .ops.movement import (  # noqa: E402
+    Concatenate,
+    GetItem,
+    MaskedFill,
+    Reshape,
+    Stack,
+    Transpose,
+    Where,
+)
+from .ops.reduce import Max, Mean, Sum, Var  # noqa: E402
+from .ops.softmax import LogSoftmax, Softmax  # noqa: E402
