@@ -27,16 +27,25 @@ class BackwardStep:
     tensors; `grad_inputs`: one array (already summed to that input's shape) or None per input.
     """
 
-    __slots__ = ("index", "op", "node", "output", "grad_output", "inputs", "grad_inputs")
+    __slots__ = ("index", "node", "grad_output", "grad_inputs")
 
-    def __init__(self, index, node, output, grad_output, inputs, grad_inputs) -> None:
+    def __init__(self, index: int, node: Any, grad_output: np.ndarray, grad_inputs: tuple):
         self.index = index
-        self.op = node.name
         self.node = node
-        self.output = output
         self.grad_output = grad_output
-        self.inputs = inputs
         self.grad_inputs = grad_inputs
+
+    @property
+    def op(self) -> str:
+        return self.node.name
+
+    @property
+    def output(self) -> Any:
+        return self.node.output
+
+    @property
+    def inputs(self) -> tuple:
+        return self.node.inputs
 
     def __repr__(self) -> str:
         def label(t: Any) -> str:
@@ -76,9 +85,8 @@ def topological_order(root_node: Any) -> list:
             continue
         visited.add(node)
         stack.append((node, True))
-        for tensor in node.inputs:
-            parent = tensor.grad_fn
-            if parent is not None and parent not in visited:
+        for parent in node.parents:
+            if not isinstance(parent, Tensor) and parent not in visited:
                 stack.append((parent, False))
     order.reverse()
     return order
@@ -112,22 +120,22 @@ def add_to_grad(tensor: Tensor, grad: np.ndarray) -> None:
         tensor._grad += grad
 
 
-def accumulate(tensor: Any, grad: Any, grads: dict, node: Any, position: int):
-    """THE place gradients add up: reduce `grad` to `tensor`'s shape and dtype, then add it to
-    `tensor.grad` (a leaf) or to `grads[producer]` (an intermediate, for its node's turn).
-    Returns the reduced gradient (None where no gradient flows)."""
-    if grad is None or not tensor.requires_grad:
-        return None
-    grad = sum_to_shape(np.asarray(grad), tuple(tensor.shape), node, position)
-    if grad.dtype != tensor.dtype:
-        grad = grad.astype(tensor.dtype)
-    key = tensor.grad_fn
-    if key is None and not tensor._hooks:
-        add_to_grad(tensor, grad)
+def accumulate(parent: Any, grad: Any, grads: dict, node: Any, position: int):
+    """THE place gradients add up. `parent` is what the node's input came from: a leaf tensor
+    (the gradient is added to its `.grad`) or the node that produced the input (the gradient
+    waits in `grads` for that node's turn). `grad` is first summed to the input's shape
+    (un-broadcasting) and cast to its dtype. Returns the reduced gradient."""
+    leaf = parent.__class__ is Tensor or isinstance(parent, Tensor)
+    shape, dtype = (parent.shape, parent.dtype) if leaf else (
+        parent.output_shape, parent.output_dtype)
+    grad = sum_to_shape(np.asarray(grad), shape, node, position)
+    if grad.dtype != dtype:
+        grad = grad.astype(dtype)
+    if leaf and not parent._hooks:
+        add_to_grad(parent, grad)
         return grad
-    key = tensor if key is None else key  # leaves with hooks wait for their total
-    previous = grads.get(key)
-    grads[key] = grad if previous is None else previous + grad
+    previous = grads.get(parent)  # a node, or a leaf with hooks: they see the total, once
+    grads[parent] = grad if previous is None else previous + grad
     return grad
 
 
@@ -183,21 +191,24 @@ def backward_steps(
             if node.retains_output_grad and node.output_ref() is not None:
                 add_to_grad(node.output_ref(), grad_out)
             grad_inputs = node.backward(node, grad_out)
-            if not isinstance(grad_inputs, tuple):
+            if grad_inputs.__class__ is not tuple:
                 grad_inputs = (grad_inputs,)
-            if len(grad_inputs) != len(node.inputs):
+            if len(grad_inputs) != len(node.parents):
                 raise RuntimeError(
                     f"{node.name}.backward returned {len(grad_inputs)} gradient(s) for "
-                    f"{len(node.inputs)} input(s); return one entry per forward input, in "
+                    f"{len(node.parents)} input(s); return one entry per forward input, in "
                     "order, with None where no gradient flows."
                 )
-            grad_inputs = tuple(
-                accumulate(tensor, grad, grads, node, position)
-                for position, (tensor, grad) in enumerate(zip(node.inputs, grad_inputs))
-            )
+            reduced = []
+            for position, (parent, needs, grad) in enumerate(
+                zip(node.parents, node.needs_input_grad, grad_inputs)
+            ):
+                needed = needs and grad is not None
+                reduced.append(accumulate(parent, grad, grads, node, position) if needed else None)
+            grad_inputs = tuple(reduced)
             for callback in _observers.on_backward:
                 callback(node, grad_out, grad_inputs)
-            yield BackwardStep(index, node, node.output, grad_out, node.inputs, grad_inputs)
+            yield BackwardStep(index, node, grad_out, grad_inputs)
             if not retain_graph:
                 node.release()
     for leaf, grad in grads.items():  # leaves with hooks: hooks see the total, as in PyTorch

@@ -94,10 +94,10 @@ def set_creation_site_finder(finder: Callable[[], str | None]) -> None:
 
 
 # Arrays saved for backward are made read-only while a graph holds them, so that writing into
-# one fails loudly instead of silently corrupting a later backward. id(array) -> [count, names
-# of the ops that saved it]. Only arrays this module locked are listed, and each is unlocked
-# when the last node holding it is released or garbage-collected.
-_locked: dict[int, list] = {}
+# one fails loudly instead of silently corrupting a later backward. id(array) -> {op name:
+# how many live nodes of that op saved it}. Only arrays this module locked are listed, and each
+# is unlocked when the last node holding it is released or garbage-collected.
+_locked: dict[int, dict[str, int]] = {}
 
 
 def saved_by(array: np.ndarray) -> list[str]:
@@ -105,28 +105,29 @@ def saved_by(array: np.ndarray) -> list[str]:
     entry = _locked.get(id(array))
     if entry is None and isinstance(array.base, np.ndarray):
         entry = _locked.get(id(array.base))
-    return list(entry[1]) if entry else []
+    return [op for op, count in (entry or {}).items() for _ in range(count)]
 
 
 def _lock(array: np.ndarray, op: str) -> None:
     entry = _locked.get(id(array))
     if entry is not None:
-        entry[0] += 1
-        entry[1].append(op)
+        entry[op] = entry.get(op, 0) + 1
     elif array.flags.writeable:
         array.flags.writeable = False
-        _locked[id(array)] = [1, [op]]
+        _locked[id(array)] = {op: 1}
 
 
 def _unlock(array: np.ndarray, op: str) -> None:
     entry = _locked.get(id(array))
     if entry is None:
         return
-    entry[0] -= 1
-    entry[1].remove(op)
-    if entry[0] == 0:
-        del _locked[id(array)]
-        array.flags.writeable = True
+    if entry[op] == 1:
+        del entry[op]
+        if not entry:
+            del _locked[id(array)]
+            array.flags.writeable = True
+    else:
+        entry[op] -= 1
 
 
 class Function:
@@ -135,7 +136,12 @@ class Function:
     Subclass it with static `forward(ctx, *arrays, **params)` and `backward(ctx, grad_out)`
     and call `MyOp.apply(*tensors, **params)`. Attributes a node keeps:
 
-    - `inputs`: the input tensors, in order (a tuple: `x * x` has two edges to `x`);
+    - `parents`: one entry per input, in order (a tuple: `x * x` has two edges to `x`): the
+      producing `Function` for an intermediate tensor, the tensor itself for a leaf. The graph
+      holds intermediates' arrays only if an op saved them, so memory is freed as early as
+      PyTorch frees it;
+    - `inputs`: the input tensors, in order: the live tensor, or (once it is gone) a
+      `ReleasedTensor` with its name, shape and dtype but no data;
     - `needs_input_grad`: one bool per input;
     - `saved_tensors`: what forward saved with `save_for_backward` (freed after backward);
     - `output`: the tensor this node made (or what the graph keeps of it once released);
@@ -143,11 +149,12 @@ class Function:
     - `scope`: the module path being called when the node was made (e.g. "attn.query").
     """
 
-    inputs: tuple
+    parents: tuple
     needs_input_grad: tuple
     creation_site: str | None = None
     scope: str | None = None
     released: bool = False
+    output_name: str | None = None
     output_hooks: tuple = ()
     retains_output_grad: bool = False
     _saved: tuple = ()
@@ -189,21 +196,23 @@ class Function:
     @classmethod
     def apply(cls, *inputs: Any, **params: Any) -> Tensor:
         """Run `forward` on the inputs' arrays; record a node if any input requires grad."""
-        tensors = tuple(t if isinstance(t, Tensor) else as_constant(t) for t in inputs)
+        for t in inputs:
+            if t.__class__ is not Tensor:  # a user's op may pass Python numbers or ndarrays
+                inputs = tuple(as_constant(t) for t in inputs)
+                break
         ctx = cls.__new__(cls)
-        needs = tuple(t.requires_grad for t in tensors)
-        ctx._recording = recording = _grad_mode.enabled and True in needs
-        out = cls.forward(ctx, *[t.data for t in tensors], **params)
-        if not isinstance(out, np.ndarray):
+        needs = [t.requires_grad for t in inputs]  # (a list comprehension: cheapest here)
+        ctx._recording = recording = True in needs and _grad_mode.enabled
+        out = cls.forward(ctx, *[t.data for t in inputs], **params)
+        if out.__class__ is not np.ndarray:
             out = np.asarray(out)
         result = Tensor._make(out)
         if recording:
-            ctx.inputs = tensors
-            ctx.needs_input_grad = needs
+            ctx.parents = tuple([t.grad_fn or t for t in inputs])
+            ctx.needs_input_grad = tuple(needs)
             ctx.output_ref = weakref.ref(result)
             ctx.output_shape = out.shape
             ctx.output_dtype = out.dtype
-            ctx.output_name = None
             if observers.scope:
                 ctx.scope = observers.scope[-1]
             if observers.record_sites:
@@ -212,8 +221,13 @@ class Function:
             result.grad_fn = ctx
         if observers.on_forward:
             for callback in observers.on_forward:
-                callback(ctx, tensors, result)
+                callback(ctx, inputs, result)
         return result
+
+    @property
+    def inputs(self) -> tuple:
+        """The input tensors, in order (a `ReleasedTensor` for an intermediate that is gone)."""
+        return tuple(p if isinstance(p, Tensor) else p.output for p in self.parents)
 
     @property
     def output(self) -> Tensor | ReleasedTensor:
@@ -244,14 +258,10 @@ class Function:
             self._unlock_saved()
 
     def release(self) -> None:
-        """Free what this node holds: saved arrays and intermediate inputs (structure stays)."""
-        if self.released:
-            return
-        self._unlock_saved()
-        self.inputs = tuple(
-            t.grad_fn.released_output() if t.grad_fn is not None else t for t in self.inputs
-        )
-        self.released = True
+        """Free the arrays this node saved; its structure (parents, shapes, names) stays."""
+        if not self.released:
+            self._unlock_saved()
+            self.released = True
 
     def __repr__(self) -> str:
         shapes = ", ".join(str(tuple(t.shape)) for t in self.inputs)

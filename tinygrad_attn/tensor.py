@@ -121,7 +121,12 @@ class ReleasedTensor:
 class Tensor:
     """An n-dimensional array that records the ops applied to it, for reverse-mode autodiff."""
 
-    __slots__ = ("data", "requires_grad", "grad_fn", "_grad", "_name", "_hooks", "__weakref__")
+    # Class-level defaults: an op's output sets only what differs (keeps `apply` cheap).
+    requires_grad = False
+    grad_fn = None
+    _grad = None
+    _name = None
+    _hooks = None
     __array_priority__ = 1000  # so `ndarray + Tensor` calls Tensor.__radd__
 
     def __init__(
@@ -145,11 +150,6 @@ class Tensor:
         """Wrap an ndarray without copying or checking (ops' outputs, constants)."""
         tensor = cls.__new__(cls)
         tensor.data = array
-        tensor.requires_grad = False
-        tensor.grad_fn = None
-        tensor._grad = None
-        tensor._name = None
-        tensor._hooks = None
         return tensor
 
     # ----------------------------------------------------------------- properties

@@ -1,0 +1,223 @@
+"""Attention step: tinygrad_attn against the same maths written by hand in NumPy (the floor).
+
+Workload (issue 6): X (B, T, D) constant; Wq, Wk, Wv, Wo (D, D) trainable;
+Q = X Wq, K = X Wk, V = X Wv, A = softmax(Q K^T / sqrt(D)), Y = (A V) Wo, loss = sum(Y^2),
+backward to the four weights. Three variants run interleaved in one process, round after round:
+the NumPy floor (forward + hand-derived backward), tinygrad_attn through the fused
+`scaled_dot_product_attention`, and tinygrad_attn composed from primitive ops; PyTorch eager is
+added as a column when it is importable (never a dependency). Medians of the rounds are printed
+with their ratios to the floor, then the per-op overhead of a 100-op elementwise chain, then the
+peak memory of one step (tracemalloc).
+
+    python benchmarks/attention.py            # all sizes, float32 and float64
+    python benchmarks/attention.py --quick    # under a minute
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import statistics
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import tinygrad_attn as ta  # noqa: E402
+from tinygrad_attn.ops.attention import ScaledDotProductAttention  # noqa: E402
+
+SIZES = [(1, 8, 16), (8, 128, 128), (4, 512, 256)]
+
+
+def make_inputs(shape: tuple, dtype: np.dtype, seed: int = 0) -> tuple:
+    batch, length, width = shape
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((batch, length, width)).astype(dtype)
+    weights = [(rng.standard_normal((width, width)) / np.sqrt(width)).astype(dtype) for _ in range(4)]
+    return x, weights
+
+
+def floor_step(x: np.ndarray, weights: list) -> list:
+    """Forward and hand-derived backward in plain NumPy; returns the four weight gradients."""
+    wq, wk, wv, wo = weights
+    batch, length, width = x.shape
+    rows = x.reshape(-1, width)  # (B*T, D)
+    q = (rows @ wq).reshape(batch, length, width)
+    k = (rows @ wk).reshape(batch, length, width)
+    v = (rows @ wv).reshape(batch, length, width)
+    scale = 1 / np.sqrt(width)
+    scores = q @ k.transpose(0, 2, 1)  # (B, T, T)
+    scores *= scale
+    scores -= scores.max(axis=-1, keepdims=True)
+    np.exp(scores, out=scores)
+    scores /= scores.sum(axis=-1, keepdims=True)
+    attn = scores  # (B, T, T)
+    mixed = attn @ v  # (B, T, D)
+    y = mixed.reshape(-1, width) @ wo  # (B*T, D)
+    grad_y = 2 * y
+    grad_wo = mixed.reshape(-1, width).T @ grad_y
+    grad_mixed = (grad_y @ wo.T).reshape(batch, length, width)
+    grad_v = attn.transpose(0, 2, 1) @ grad_mixed
+    grad_attn = grad_mixed @ v.transpose(0, 2, 1)
+    grad_attn -= (grad_attn * attn).sum(axis=-1, keepdims=True)
+    grad_attn *= attn
+    grad_attn *= scale
+    grad_q = grad_attn @ k
+    grad_k = grad_attn.transpose(0, 2, 1) @ q
+    grad_wq = rows.T @ grad_q.reshape(-1, width)
+    grad_wk = rows.T @ grad_k.reshape(-1, width)
+    grad_wv = rows.T @ grad_v.reshape(-1, width)
+    return [grad_wq, grad_wk, grad_wv, grad_wo]
+
+
+def framework_step(x: np.ndarray, weights: list, fused: bool) -> list:
+    """The same step with tinygrad_attn tensors; returns the four weight gradients."""
+    xt = ta.from_numpy(x)
+    params = [ta.from_numpy(w, requires_grad=True) for w in weights]
+    wq, wk, wv, wo = params
+    q, k, v = xt @ wq, xt @ wk, xt @ wv
+    scale = 1 / np.sqrt(x.shape[-1])
+    if fused:
+        mixed = ScaledDotProductAttention.apply(q, k, v, scale=scale)
+    else:
+        mixed = ((q @ k.swapaxes(-1, -2)) * scale).softmax(axis=-1) @ v
+    y = mixed @ wo
+    loss = (y * y).sum()
+    loss.backward()
+    return [p.grad for p in params]
+
+
+def torch_step(torch, x: np.ndarray, weights: list) -> list:
+    xt = torch.from_numpy(x)
+    params = [torch.from_numpy(w.copy()).requires_grad_() for w in weights]
+    wq, wk, wv, wo = params
+    q, k, v = xt @ wq, xt @ wk, xt @ wv
+    mixed = torch.nn.functional.scaled_dot_product_attention(q, k, v)
+    y = mixed @ wo
+    (y * y).sum().backward()
+    return [p.grad for p in params]
+
+
+def time_once(fn, repeat: int) -> float:
+    start = time.perf_counter()
+    for _ in range(repeat):
+        fn()
+    return (time.perf_counter() - start) / repeat
+
+
+def compare(shape: tuple, dtype: np.dtype, rounds: int, torch) -> dict:
+    x, weights = make_inputs(shape, dtype)
+    expected = floor_step(x, weights)
+    for fused in (True, False):  # the benchmark is worthless if the answers differ
+        got = framework_step(x, weights, fused)
+        for g, e in zip(got, expected):
+            np.testing.assert_allclose(g, e, rtol=2e-3 if dtype == np.float32 else 1e-9, atol=1e-4)
+    variants = {
+        "floor": lambda: floor_step(x, weights),
+        "sdpa": lambda: framework_step(x, weights, True),
+        "composed": lambda: framework_step(x, weights, False),
+    }
+    if torch is not None:
+        variants["torch"] = lambda: torch_step(torch, x, weights)
+    single = time_once(variants["floor"], 1)
+    repeat = max(1, int(0.05 / max(single, 1e-6)))
+    samples: dict = {name: [] for name in variants}
+    for _ in range(rounds):  # interleaved: every round runs every variant
+        for name, fn in variants.items():
+            samples[name].append(time_once(fn, repeat))
+    return {name: statistics.median(s) for name, s in samples.items()}
+
+
+def chain_overhead(rounds: int) -> tuple:
+    """Seconds per op of a 100-op elementwise chain on (4, 4), forward + backward."""
+    x = ta.Tensor(np.random.default_rng(0).random((4, 4)), dtype=np.float32, requires_grad=True)
+
+    def run() -> None:
+        y = x
+        for _ in range(50):
+            y = y * 1.0001
+            y = y + 0.5
+        x.grad = None
+        y.sum().backward()  # 101 ops in all
+
+    a = np.random.default_rng(0).random((4, 4)).astype(np.float32)
+
+    def floor() -> None:
+        y = a
+        for _ in range(50):
+            y = y * np.float32(1.0001)
+            y = y + np.float32(0.5)
+        grad = np.ones_like(y)
+        for _ in range(50):
+            grad = grad * np.float32(1.0001)
+
+    ours = statistics.median(time_once(run, 20) for _ in range(rounds)) / 101
+    numpy_only = statistics.median(time_once(floor, 20) for _ in range(rounds)) / 101
+    return ours, numpy_only
+
+
+def peak_memory(fn) -> int:
+    gc.collect()
+    tracemalloc.start()
+    fn()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer rounds, float32 only")
+    parser.add_argument("--rounds", type=int, default=None, help="interleaved rounds (>= 9)")
+    args = parser.parse_args(argv)
+    rounds = args.rounds or (9 if args.quick else 15)
+    dtypes = [np.float32] if args.quick else [np.float32, np.float64]
+    try:
+        import torch
+
+        torch.set_num_threads(max(1, len(__import__("os").sched_getaffinity(0))))
+    except Exception:
+        torch = None
+
+    print(f"tinygrad_attn {ta.__version__}, numpy {np.__version__}, {rounds} interleaved rounds, medians")
+    header = f"{'dtype':8} {'(B, T, D)':15} {'floor ms':>9} {'sdpa ms':>9} {'x floor':>8} {'composed ms':>12} {'x floor':>8}"
+    if torch is not None:
+        header += f" {'torch ms':>9} {'x floor':>8}"
+    print(header)
+    for dtype in dtypes:
+        for shape in SIZES:
+            t = compare(shape, np.dtype(dtype), rounds, torch)
+            line = (
+                f"{np.dtype(dtype).name:8} {str(shape):15} {t['floor'] * 1e3:9.3f} "
+                f"{t['sdpa'] * 1e3:9.3f} {t['sdpa'] / t['floor']:7.2f}x "
+                f"{t['composed'] * 1e3:12.3f} {t['composed'] / t['floor']:7.2f}x"
+            )
+            if torch is not None:
+                line += f" {t['torch'] * 1e3:9.3f} {t['torch'] / t['floor']:7.2f}x"
+            print(line, flush=True)
+
+    ours, numpy_only = chain_overhead(rounds)
+    print(
+        f"\nper-op chain (100 elementwise ops on (4, 4), forward + backward): "
+        f"{ours * 1e6:.2f} us per op (NumPy alone for the same arithmetic: {numpy_only * 1e6:.2f} us)"
+    )
+
+    x, weights = make_inputs((4, 512, 256), np.dtype(np.float32))
+    floor_peak = peak_memory(lambda: floor_step(x, weights))
+    sdpa_peak = peak_memory(lambda: framework_step(x, weights, True))
+    composed_peak = peak_memory(lambda: framework_step(x, weights, False))
+    mib = 1 / 2**20
+    print(
+        f"peak memory of one step at (4, 512, 256) float32: floor {floor_peak * mib:.1f} MiB, "
+        f"sdpa {sdpa_peak * mib:.1f} MiB ({sdpa_peak / floor_peak:.2f}x), composed "
+        f"{composed_peak * mib:.1f} MiB ({composed_peak / floor_peak:.2f}x)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,85 @@
+"""`python -m tinygrad_attn ...`: the command line. Each command lives in the module it shows.
+
+This file only parses arguments and dispatches; it holds no demo, drawing or checking logic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from .demo import run
+
+    return run(args.out)
+
+
+def _graph(args: argparse.Namespace) -> int:
+    from .viz.examples import render_examples
+
+    for path in render_examples(args.out):
+        print(f"wrote {path}")
+    return 0
+
+
+def _gradcheck(args: argparse.Namespace) -> int:
+    from .gradcheck import main
+
+    return main(args.ops)
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from .viz.replay import main
+
+    return main(args.out)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m tinygrad_attn",
+        description="tinygrad_attn: see and step through how attention learns.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    demo = commands.add_parser(
+        "demo",
+        help="the reference article made runnable: attention tables, a training step drawn, "
+        "gradients checked",
+    )
+    demo.add_argument("--out", default="out", help="folder for the pictures (default: out)")
+    demo.set_defaults(run=_demo)
+    graph = commands.add_parser(
+        "graph", help="render the built-in example graphs (attention head, transformer block)"
+    )
+    graph.add_argument("--out", default="out", help="folder for the pictures (default: out)")
+    graph.set_defaults(run=_graph)
+    check = commands.add_parser(
+        "gradcheck", help="check every op's gradient against central differences"
+    )
+    check.add_argument("ops", nargs="*", metavar="OP", help="only these ops (default: all)")
+    check.set_defaults(run=_gradcheck)
+    replay = commands.add_parser(
+        "replay", help="write an HTML page that replays a backward pass step by step"
+    )
+    replay.add_argument("--out", default="out", help="folder for backward.html (default: out)")
+    replay.set_defaults(run=_replay)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(args.run(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as err:  # one line for the terminal; the traceback helps nobody here
+        print(f"python -m tinygrad_attn {args.command}: {type(err).__name__}: {err}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
