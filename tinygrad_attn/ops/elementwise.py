@@ -225,7 +225,7 @@ class Erf(Function):
     def forward(ctx, a):
         ctx.save_for_backward(a)
         # NumPy has no erf; math.erf per element is exact, which gradcheck needs.
-        return _erf(a).astype(a.dtype)
+        return np.asarray(_erf(a), dtype=a.dtype)  # a 0-d input gives a Python float
 
     @staticmethod
     def backward(ctx, grad_out):

@@ -45,7 +45,7 @@ class Transpose(Function):
                 f"Transpose: axes {axes} are not a permutation of the {a.ndim} axes of a "
                 f"tensor of shape {a.shape}"
             )
-        ctx.axes = axes
+        ctx.axes = tuple(x % a.ndim for x in axes)  # argsort in backward needs axes >= 0
         return a.transpose(axes)
 
     @staticmethod
