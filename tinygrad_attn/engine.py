@@ -125,10 +125,15 @@ def accumulate(parent: Any, grad: Any, grads: dict, node: Any, position: int):
     (the gradient is added to its `.grad`) or the node that produced the input (the gradient
     waits in `grads` for that node's turn). `grad` is first summed to the input's shape
     (un-broadcasting) and cast to its dtype. Returns the reduced gradient."""
-    leaf = parent.__class__ is Tensor or isinstance(parent, Tensor)
-    shape, dtype = (parent.shape, parent.dtype) if leaf else (
-        parent.output_shape, parent.output_dtype)
-    grad = sum_to_shape(np.asarray(grad), shape, node, position)
+    leaf = isinstance(parent, Tensor)
+    if leaf:
+        shape, dtype = parent.data.shape, parent.data.dtype
+    else:
+        shape, dtype = parent.output_shape, parent.output_dtype
+    if grad.__class__ is not np.ndarray:
+        grad = np.asarray(grad)
+    if grad.shape != shape:
+        grad = sum_to_shape(grad, shape, node, position)
     if grad.dtype != dtype:
         grad = grad.astype(dtype)
     if leaf and not parent._hooks:

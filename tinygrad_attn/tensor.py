@@ -78,6 +78,11 @@ def _check_can_require_grad(dtype: np.dtype, where: str) -> None:
         )
 
 
+# Python-number constants, shared: `y * 0.5` in a loop makes one constant tensor, not one per
+# call. Their arrays are read-only from birth, so sharing them is safe.
+_constants: dict[tuple, "Tensor"] = {}
+
+
 def as_constant(value: Any, like: "Tensor | None" = None) -> "Tensor":
     """Wrap a Python number or ndarray as a constant tensor (no grad) for an op's input.
 
@@ -88,8 +93,17 @@ def as_constant(value: Any, like: "Tensor | None" = None) -> "Tensor":
         return value
     if isinstance(value, np.ndarray):
         return Tensor._make(value)
-    if isinstance(value, (bool, int, float)) and like is not None and like.data.dtype.kind == "f":
-        return Tensor._make(np.asarray(value, dtype=like.data.dtype))
+    if isinstance(value, (bool, int, float)):
+        dtype = like.data.dtype if like is not None and like.data.dtype.kind == "f" else None
+        key = (value, type(value), dtype)
+        constant = _constants.get(key)
+        if constant is None:
+            array = np.asarray(value, dtype=dtype)
+            array.flags.writeable = False
+            if len(_constants) > 4096:  # many distinct numbers (a schedule): start afresh
+                _constants.clear()
+            constant = _constants[key] = Tensor._make(array)
+        return constant
     return Tensor._make(_array_from(value, None, copy=False))
 
 
