@@ -15,7 +15,6 @@ from .tensor import (
     randn,
     set_default_dtype,
     stack,
-    tensor,
     where,
     zeros,
 )
@@ -46,7 +45,6 @@ __all__ = [
     "randn",
     "set_default_dtype",
     "stack",
-    "tensor",
     "where",
     "zeros",
 ]

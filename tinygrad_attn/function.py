@@ -71,13 +71,16 @@ class enable_grad(_SetGradMode):
 class GraphObservers:
     """Callbacks that debugging tools (`debug.py`) install; empty lists cost one check per op.
 
-    `on_forward(node, out)` runs after each recorded forward, `on_backward(node, grad_out,
-    grad_inputs)` after each op's backward. `record_sites` asks `apply` to note where each
-    node was created. `scope` is the stack of module names being called (for graph clusters).
+    `on_forward(node, inputs, out)` runs after each forward (`node` is the ctx, even when no
+    graph is recorded), `before_backward(node, grad_out)` just before an op's backward and
+    `on_backward(node, grad_out, grad_inputs)` after it. `record_sites` asks `apply` to note
+    where each node was created. `scope` is the stack of module names being called (for graph
+    clusters).
     """
 
     def __init__(self) -> None:
         self.on_forward: list[Callable] = []
+        self.before_backward: list[Callable] = []
         self.on_backward: list[Callable] = []
         self.record_sites = 0
         self.scope: list[str] = []
@@ -93,41 +96,55 @@ def set_creation_site_finder(finder: Callable[[], str | None]) -> None:
     _creation_site = finder
 
 
-# Arrays saved for backward are made read-only while a graph holds them, so that writing into
-# one fails loudly instead of silently corrupting a later backward. id(array) -> {op name:
-# how many live nodes of that op saved it}. Only arrays this module locked are listed, and each
-# is unlocked when the last node holding it is released or garbage-collected.
+# Writing into an array that a graph saved for backward would silently corrupt the gradients,
+# so such writes must fail. Two rules make them fail:
+# 1. every op's result is read-only from birth (like a JAX array; copy it to change it) — so the
+#    intermediate values a graph saves cannot be written, at no bookkeeping cost;
+# 2. an array the user owns (a leaf's data, or the memory a view of it shares) is made read-only
+#    while a live node has it saved, and writable again when the last such node is released or
+#    garbage-collected. `_locked` maps id(array) -> {op name: number of live nodes that saved it}.
 _locked: dict[int, dict[str, int]] = {}
 
 
+def _memory_of(array: np.ndarray) -> tuple:
+    """The array and, if it is a view, the array that owns its memory."""
+    owner = array
+    while isinstance(owner.base, np.ndarray):
+        owner = owner.base
+    return (array,) if owner is array else (array, owner)
+
+
 def saved_by(array: np.ndarray) -> list[str]:
-    """Names of the live graph ops that saved `array` (or its base) for backward."""
-    entry = _locked.get(id(array))
-    if entry is None and isinstance(array.base, np.ndarray):
-        entry = _locked.get(id(array.base))
-    return [op for op, count in (entry or {}).items() for _ in range(count)]
+    """Names of the live graph ops that saved `array` (or memory it shares) for backward."""
+    for target in _memory_of(array):
+        entry = _locked.get(id(target))
+        if entry:
+            return [op for op, count in entry.items() for _ in range(count)]
+    return []
 
 
 def _lock(array: np.ndarray, op: str) -> None:
-    entry = _locked.get(id(array))
-    if entry is not None:
-        entry[op] = entry.get(op, 0) + 1
-    elif array.flags.writeable:
-        array.flags.writeable = False
-        _locked[id(array)] = {op: 1}
+    for target in _memory_of(array):
+        entry = _locked.get(id(target))
+        if entry is not None:
+            entry[op] = entry.get(op, 0) + 1
+        elif target.flags.writeable:
+            target.setflags(write=False)
+            _locked[id(target)] = {op: 1}
 
 
 def _unlock(array: np.ndarray, op: str) -> None:
-    entry = _locked.get(id(array))
-    if entry is None:
-        return
-    if entry[op] == 1:
-        del entry[op]
-        if not entry:
-            del _locked[id(array)]
-            array.flags.writeable = True
-    else:
-        entry[op] -= 1
+    for target in _memory_of(array):
+        entry = _locked.get(id(target))
+        if entry is None:
+            continue
+        if entry[op] == 1:
+            del entry[op]
+            if not entry:
+                del _locked[id(target)]
+                target.setflags(write=True)
+        else:
+            entry[op] -= 1
 
 
 class Function:
@@ -203,9 +220,15 @@ class Function:
         ctx = cls.__new__(cls)
         needs = [t.requires_grad for t in inputs]  # (a list comprehension: cheapest here)
         ctx._recording = recording = True in needs and _grad_mode.enabled
-        out = cls.forward(ctx, *[t.data for t in inputs], **params)
+        arrays = [t.data for t in inputs]
+        out = cls.forward(ctx, *arrays, **params)
         if out.__class__ is not np.ndarray:
             out = np.asarray(out)
+        for array in arrays:
+            if out is array:  # an identity op must not make its input read-only
+                out = out.view()
+                break
+        out.setflags(write=False)  # see the note on read-only arrays above
         result = Tensor._make(out)
         if recording:
             ctx.parents = tuple([t.grad_fn or t for t in inputs])

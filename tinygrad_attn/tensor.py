@@ -170,11 +170,16 @@ class Tensor:
     @property
     def grad(self) -> np.ndarray | None:
         """The accumulated gradient (leaves, and non-leaves that called `retain_grad()`)."""
-        if self.grad_fn is not None and not self.grad_fn.retains_output_grad:
+        node = self.grad_fn
+        if node is not None and not node.retains_output_grad and "_warned" not in vars(node):
+            node._warned = True  # once per tensor: a training loop must not flood the output
+            label = f" {self._name!r}" if self._name else ""
             warnings.warn(
-                f"Reading .grad of a non-leaf tensor (made by {self.grad_fn.name}, shape "
-                f"{self.shape}): backward() does not keep it. Call .retain_grad() on it before "
-                "backward() to keep it.",
+                f"Reading .grad of a non-leaf tensor{label} (made by {node.name}, shape "
+                f"{self.shape}): backward() fills .grad only for leaves, so this is not the "
+                "gradient. Call .retain_grad() on it before backward() to keep it, or read "
+                ".grad of the leaf it was computed from (a tensor made with requires_grad=True)."
+                " This warning is shown once per tensor.",
                 UserWarning,
                 stacklevel=2,
             )
@@ -543,11 +548,6 @@ def _squeezed_shape(shape: tuple, axis: Any) -> tuple:
 
 
 # ----------------------------------------------------------------- constructors
-def tensor(data: Any, requires_grad: bool = False, dtype: Any = None, name: str | None = None):
-    """Same as `Tensor(...)` (PyTorch's lower-case spelling)."""
-    return Tensor(data, requires_grad=requires_grad, dtype=dtype, name=name)
-
-
 def from_numpy(array: np.ndarray, requires_grad: bool = False) -> Tensor:
     """A tensor that shares `array` (no copy)."""
     if not isinstance(array, np.ndarray):
