@@ -48,8 +48,11 @@ class BackwardStep:
         return self.node.inputs
 
     def __repr__(self) -> str:
+        """One line: `step 2: Softmax -> weights (6, 6) |grad_out|=0.41 => scores (6, 6)
+        |grad|=0.12` (the output, then each input; `|grad|=-` where no gradient flows)."""
+
         def label(t: Any) -> str:
-            return f"{t.name or 'tensor'}{tuple(t.shape)}"
+            return f"{t.name} {tuple(t.shape)}" if t.name else f"{tuple(t.shape)}"
 
         def norm(g: np.ndarray | None) -> str:
             return "-" if g is None else f"{float(np.linalg.norm(g)):.3g}"
@@ -59,7 +62,7 @@ class BackwardStep:
         )
         return (
             f"step {self.index}: {self.op} -> {label(self.output)} "
-            f"|grad_out|={norm(self.grad_output)}  =>  {ins}"
+            f"|grad_out|={norm(self.grad_output)} => {ins}"
         )
 
     __str__ = __repr__
@@ -179,7 +182,8 @@ def backward_steps(
         accumulate(root, grad_root, grads, root, 0)
     else:
         grads[root.grad_fn] = grad_root
-        for index, node in enumerate(topological_order(root.grad_fn)):
+        index = 0  # counts the steps yielded: nodes no gradient reaches are skipped
+        for node in topological_order(root.grad_fn):
             grad_out = grads.pop(node, None)
             if grad_out is None:
                 continue  # every consumer of this node's output returned None for it
@@ -195,6 +199,8 @@ def backward_steps(
                 grad_out = grad_out if hooked is None else np.asarray(hooked)
             if node.retains_output_grad and node.output_ref() is not None:
                 add_to_grad(node.output_ref(), grad_out)
+            for callback in _observers.before_backward:
+                callback(node, grad_out)
             grad_inputs = node.backward(node, grad_out)
             if grad_inputs.__class__ is not tuple:
                 grad_inputs = (grad_inputs,)
@@ -214,6 +220,7 @@ def backward_steps(
             for callback in _observers.on_backward:
                 callback(node, grad_out, grad_inputs)
             yield BackwardStep(index, node, grad_out, grad_inputs)
+            index += 1
             if not retain_graph:
                 node.release()
     for leaf, grad in grads.items():  # leaves with hooks: hooks see the total, as in PyTorch

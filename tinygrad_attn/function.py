@@ -104,6 +104,9 @@ def set_creation_site_finder(finder: Callable[[], str | None]) -> None:
 #    while a live node has it saved, and writable again when the last such node is released or
 #    garbage-collected. `_locked` maps id(array) -> {op name: number of live nodes that saved it}.
 _locked: dict[int, dict[str, int]] = {}
+# id(owner) -> views whose lock ended while their owner was still locked by another node: NumPy
+# refuses to make a view writable while the array it views is read-only, so they wait for it.
+_waiting: dict[int, list] = {}
 
 
 def _memory_of(array: np.ndarray) -> tuple:
@@ -134,7 +137,7 @@ def _lock(array: np.ndarray, op: str) -> None:
 
 
 def _unlock(array: np.ndarray, op: str) -> None:
-    for target in _memory_of(array):
+    for target in reversed(_memory_of(array)):  # the owner first: see _waiting
         entry = _locked.get(id(target))
         if entry is None:
             continue
@@ -142,9 +145,21 @@ def _unlock(array: np.ndarray, op: str) -> None:
             del entry[op]
             if not entry:
                 del _locked[id(target)]
-                target.setflags(write=True)
+                _make_writable(target)
         else:
             entry[op] -= 1
+
+
+def _make_writable(array: np.ndarray) -> None:
+    owner = _memory_of(array)[-1]
+    if owner is not array and not owner.flags.writeable:
+        if id(owner) in _locked:  # another live node still holds the memory
+            _waiting.setdefault(id(owner), []).append(array)
+        return  # (an owner someone else made read-only keeps its views read-only too)
+    array.setflags(write=True)
+    for view in _waiting.pop(id(array), ()):
+        if id(view) not in _locked:
+            view.setflags(write=True)
 
 
 class Function:
