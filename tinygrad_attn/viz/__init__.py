@@ -1,0 +1,38 @@
+"""Pictures of computation graphs, in the reference article's colours.
+
+`to_dot(*roots, **options)` gives DOT text, `draw_graph(...)` a `graphviz.Digraph` (shown inline
+in Jupyter), `render_graph(..., path=...)` an .svg, .png or .dot file. Forward edges are green,
+backward (gradient) edges red, data that takes no gradient blue; every picture has a legend.
+
+viz only reads the graph; nothing in the core imports it.
+"""
+
+from .dot import BLUE, GREEN, RED, DrawOptions
+from .render import (
+    ENV_VAR,
+    GraphPicture,
+    RendererNotFound,
+    draw_graph,
+    find_renderer,
+    render_graph,
+    run_renderer,
+    to_dot,
+)
+from .trace import TracedGraph, trace
+
+__all__ = [
+    "BLUE",
+    "ENV_VAR",
+    "GREEN",
+    "RED",
+    "DrawOptions",
+    "GraphPicture",
+    "RendererNotFound",
+    "TracedGraph",
+    "draw_graph",
+    "find_renderer",
+    "render_graph",
+    "run_renderer",
+    "to_dot",
+    "trace",
+]

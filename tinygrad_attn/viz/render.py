@@ -1,0 +1,205 @@
+"""Drawing the graph: the public `to_dot`, `draw_graph`, `render_graph`, and finding a renderer.
+
+A renderer is a program that turns DOT text into SVG or PNG. It is looked for in this order:
+
+1. the environment variable `TINYGRAD_ATTN_DOT` (a path to an executable, or a command name);
+2. Graphviz's `dot` on the PATH;
+3. the `graphviz-pure` executable (`pip install graphviz-pure`), in the running interpreter's
+   scripts folder and next to `sys.executable` (so an unactivated virtual environment works),
+   then on the PATH.
+
+It is run here with `subprocess` (`<exe> -Kdot -Tsvg`, DOT on stdin), not through the `graphviz`
+package's own `render`, which only ever looks for a program called `dot`.
+
+This module must not decide what the picture looks like (dot.py does) nor walk the graph
+(trace.py does).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+from typing import Any
+
+import graphviz
+
+from .dot import DrawOptions, fill_graph
+from .trace import trace
+
+ENV_VAR = "TINYGRAD_ATTN_DOT"
+FORMATS = ("svg", "png", "dot")
+
+_HOW_TO_GET_ONE = (
+    "Install a renderer with `pip install graphviz-pure` (no system packages needed) or "
+    "`apt-get install graphviz` (or your system's Graphviz package), or set "
+    f"{ENV_VAR}=/path/to/dot."
+)
+
+
+class RendererNotFound(RuntimeError):
+    """No program that turns DOT into pictures could be found."""
+
+
+def _interpreter_script_dirs() -> list[str]:
+    """Where pip put console scripts for this interpreter (also when its venv is not active)."""
+    folders = []
+    for folder in (sysconfig.get_path("scripts"), os.path.dirname(sys.executable)):
+        if folder and folder not in folders:
+            folders.append(folder)
+    return folders
+
+
+def find_renderer() -> str | None:
+    """The path of the DOT renderer to use, or None if there is none (see the module doc).
+
+    A `TINYGRAD_ATTN_DOT` that names nothing runnable is an error, not a silent fallback:
+    the user asked for that program.
+    """
+    chosen = os.environ.get(ENV_VAR)
+    if chosen:
+        found = shutil.which(chosen)
+        if found is None:
+            raise RendererNotFound(
+                f"{ENV_VAR}={chosen!r} is not an executable program. Point it at Graphviz's "
+                "`dot` or at `graphviz-pure`, or unset it to let tinygrad_attn look for one."
+            )
+        return found
+    found = shutil.which("dot")
+    if found is not None:
+        return found
+    for folder in _interpreter_script_dirs():
+        found = shutil.which("graphviz-pure", path=folder)
+        if found is not None:
+            return found
+    return shutil.which("graphviz-pure")
+
+
+def run_renderer(dot_source: str, format: str, renderer: str | None = None) -> bytes:
+    """Lay out `dot_source` with the renderer and return the picture's bytes (svg or png)."""
+    if format not in ("svg", "png"):
+        raise ValueError(f"run_renderer: format must be 'svg' or 'png', got {format!r}")
+    exe = renderer or find_renderer()
+    if exe is None:
+        raise RendererNotFound(f"No Graphviz renderer found. {_HOW_TO_GET_ONE}")
+    done = subprocess.run(
+        [exe, "-Kdot", f"-T{format}"],
+        input=dot_source.encode("utf-8"),
+        capture_output=True,
+        check=False,
+    )
+    if done.returncode != 0 or not done.stdout:
+        message = done.stderr.decode("utf-8", "replace").strip()
+        raise RuntimeError(
+            f"the renderer {exe} failed (exit status {done.returncode}) drawing {format}: "
+            f"{message or 'no output'}"
+        )
+    return done.stdout
+
+
+class GraphPicture(graphviz.Digraph):
+    """A `graphviz.Digraph` that shows itself inline in Jupyter with tinygrad_attn's renderer.
+
+    `.source` is the DOT text; `.pipe(format)` returns the rendered bytes using the renderer
+    that `find_renderer()` finds (the `graphviz` package's own only looks for `dot`).
+    """
+
+    def pipe(  # type: ignore[override]
+        self,
+        format: str | None = None,
+        renderer: str | None = None,
+        formatter: str | None = None,
+        neato_no_op: Any = None,
+        quiet: bool = False,
+        *,
+        engine: str | None = None,
+        encoding: str | None = None,
+    ) -> bytes | str:
+        """Render with our renderer (plain svg/png); anything fancier goes to graphviz's."""
+        fmt = format or self.format
+        if (
+            renderer
+            or formatter
+            or neato_no_op
+            or (engine not in (None, "dot"))
+            or fmt
+            not in (
+                "svg",
+                "png",
+            )
+        ):
+            return super().pipe(
+                format, renderer, formatter, neato_no_op, quiet, engine=engine, encoding=encoding
+            )
+        data = run_renderer(self.source, fmt)
+        return data.decode(encoding) if encoding else data
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **_: Any) -> dict:
+        try:
+            svg = run_renderer(self.source, "svg").decode("utf-8")
+        except RuntimeError as err:
+            return {"text/plain": f"{err}\n\nDOT source:\n{self.source}"}
+        return {"image/svg+xml": svg}
+
+    def _repr_svg_(self) -> str:
+        return run_renderer(self.source, "svg").decode("utf-8")
+
+
+def draw_graph(*roots: Any, **options: Any) -> GraphPicture:
+    """The computation graph that made `roots` (Tensors), as a `graphviz.Digraph`.
+
+    Forward edges are green, backward (gradient) edges red and pointing back towards the
+    parameters, edges of data that takes no gradient (X, masks, constants) blue; a legend
+    says so. Options (all keywords, see `DrawOptions`): passes="both"|"forward"|"backward",
+    show_values, show_grads, show_saved, show_params, intermediates, clusters, collapse,
+    collapse_depth, max_elements, title. Works before and after backward(): a released graph
+    keeps its structure, names, shapes and the leaves' gradients.
+    """
+    settings = DrawOptions.from_keywords("draw_graph", **options)
+    picture = GraphPicture(name="tinygrad_attn", format="svg")
+    fill_graph(picture, trace(*roots), settings)
+    return picture
+
+
+def to_dot(*roots: Any, **options: Any) -> str:
+    """The DOT text of `draw_graph(*roots, **options)`: the same program gives the same text."""
+    return draw_graph(*roots, **options).source
+
+
+def render_graph(
+    *roots: Any, path: str | os.PathLike, format: str | None = None, **options: Any
+) -> Path:
+    """Draw the graph of `roots` to `path` (.svg, .png or .dot) and return the path.
+
+    `format` defaults to the file's suffix. Without a renderer, the DOT text is written next
+    to `path` (same name, `.dot`) and a RuntimeError says how to install one.
+    """
+    path = Path(path)
+    fmt = (format or path.suffix.lstrip(".")).lower()
+    if fmt not in FORMATS:
+        raise ValueError(
+            f"render_graph: cannot tell the format of {str(path)!r}; use a .svg, .png or .dot "
+            "file name, or pass format='svg' / 'png' / 'dot'"
+        )
+    source = to_dot(*roots, **options)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if fmt == "dot":
+        path.write_text(source, encoding="utf-8")
+        return path
+    try:
+        exe = find_renderer()
+        problem = f"no Graphviz renderer found. {_HOW_TO_GET_ONE}"
+    except RendererNotFound as err:  # TINYGRAD_ATTN_DOT names nothing runnable
+        exe, problem = None, str(err)
+    if exe is None:
+        dot_path = path.with_suffix(".dot")
+        dot_path.write_text(source, encoding="utf-8")
+        raise RendererNotFound(
+            f"render_graph: cannot draw {path}: {problem} The DOT text was written to "
+            f"{dot_path}; render it later with `graphviz-pure -Tsvg {dot_path.name}`."
+        )
+    path.write_bytes(run_renderer(source, fmt, exe))
+    return path
