@@ -147,6 +147,10 @@ def accumulate(parent: Any, grad: Any, grads: dict, node: Any, position: int):
     return grad
 
 
+def _made_by(root: Tensor) -> str:
+    return f" (made by {root.grad_fn.name})" if root.grad_fn is not None else ""
+
+
 def _root_gradient(root: Tensor, gradient: Any) -> np.ndarray:
     if not root.requires_grad:
         raise RuntimeError(
@@ -158,8 +162,8 @@ def _root_gradient(root: Tensor, gradient: Any) -> np.ndarray:
         if root.data.size != 1:
             raise RuntimeError(
                 f"backward(): the gradient can be implied only for a one-element output, but "
-                f"this output has shape {root.shape}. Reduce it first (e.g. out.sum()."
-                "backward()) or pass gradient=<array of shape "
+                f"this output{_made_by(root)} has shape {root.shape}. Reduce it first (e.g. "
+                "out.sum().backward()) or pass gradient=<array of shape "
                 f"{root.shape}>."
             )
         return np.ones(root.shape, dtype=root.dtype)
@@ -167,7 +171,9 @@ def _root_gradient(root: Tensor, gradient: Any) -> np.ndarray:
     if gradient.shape != root.shape:
         raise RuntimeError(
             f"backward(gradient=...): the gradient has shape {gradient.shape} but the output "
-            f"has shape {root.shape}; they must be equal."
+            f"has shape {root.shape}; they must be equal. Pass the gradient of what you are "
+            f"differentiating with respect to this output{_made_by(root)}: one number per "
+            "output element."
         )
     return gradient.astype(root.dtype, copy=False)
 

@@ -64,8 +64,9 @@ def _array_from(data: Any, dtype: Any, copy: bool) -> np.ndarray:
             array = array.astype(_default_dtype)
     if array.dtype.kind not in "fiub":
         raise TypeError(
-            f"Tensor: data of dtype {array.dtype} is not numeric; tinygrad_attn holds float, "
-            "integer or bool arrays. Convert it first, e.g. np.asarray(data, dtype=np.float32)."
+            f"Tensor: {type(data).__name__} data (NumPy reads it as dtype {array.dtype}) is not "
+            "numeric; tinygrad_attn holds float, integer or bool arrays. Convert it first, "
+            "e.g. np.asarray(data, dtype=np.float32)."
         )
     return array
 
