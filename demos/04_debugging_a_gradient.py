@@ -95,7 +95,7 @@ class RowNormalize(ta.Function):
 
 
 class RowNormalizeFixed(ta.Function):
-    """y = x / (|x| + eps) per row;  dx = (dy - y * sum(dy * y) * |x| / (|x| + eps)) / (|x| + eps)"""
+    """y = x / n per row, n = |x| + eps;  dx = (dy - y * sum(dy * y) * |x| / n) / n"""
 
     @staticmethod
     def forward(ctx, x, eps=1e-6):

@@ -378,6 +378,15 @@ def test_anomaly_mode_restores_everything_and_is_reentrant():
         assert np.isinf((Tensor([1.0]) / 0.0).data).all()  # and no longer checked
 
 
+def test_check_nan_false_records_sites_but_lets_nan_through():
+    x = Tensor([-1.0], requires_grad=True, dtype=np.float64)
+    with ta.detect_anomaly(check_nan=False), np.errstate(invalid="ignore"):
+        line = next_line()
+        y = x.log()
+    assert np.isnan(y.data).all()
+    assert y.grad_fn.creation_site.endswith(f"{HERE}:{line} in {sys._getframe().f_code.co_name}")
+
+
 def test_detect_anomaly_as_a_decorator():
     @ta.detect_anomaly()
     def step(x):
@@ -451,7 +460,9 @@ def test_trace_level_1_prints_ops_shapes_and_sites_to_stderr(capsys, tracing):
     lines = err.splitlines()
     assert out == ""
     assert lines[0].startswith("[tinygrad_attn] forward  Softmax(x (2, 3)) -> (2, 3) float64")
-    assert lines[0].endswith(f"{HERE}:{line} in test_trace_level_1_prints_ops_shapes_and_sites_to_stderr")
+    assert lines[0].endswith(
+        f"{HERE}:{line} in test_trace_level_1_prints_ops_shapes_and_sites_to_stderr"
+    )
     assert lines[1].startswith("[tinygrad_attn] forward  Sum((2, 3)) -> () float64")
     assert lines[2] == "[tinygrad_attn] backward Sum  grad_out () -> grads {0: (2, 3)}"
     assert lines[3] == "[tinygrad_attn] backward Softmax  grad_out (2, 3) -> grads {0: (2, 3)}"
@@ -501,3 +512,25 @@ def test_environment_variable_turns_tracing_on_at_import(level, expect_stats):
     assert "[tinygrad_attn] backward Mul  grad_out (2,) -> grads {0: (2,), 1: (2,)}" in done.stderr
     assert ("min 1  mean 1.5  max 2" in done.stderr) is expect_stats
     assert done.stdout == ""
+
+
+def test_the_demo_runs_and_finds_both_planted_bugs():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env.pop("TINYGRAD_ATTN_DEBUG", None)
+    done = subprocess.run(
+        [sys.executable, os.path.join(root, "demos", "04_debugging_a_gradient.py")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=root,
+    )
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "step 5: Softmax.backward" in out and "dx = y * (dy - sum(dy * y))" in out
+    assert "RowNormalize (forward) produced NaN" in out
+    assert "demos/04_debugging_a_gradient.py:" in out  # the user's line, not the library's
+    assert "gradcheck failed: the gradient of the output of RowNormalize" in out
+    assert "gradcheck: True" in out
+    assert "was saved for backward by MatMul" in out

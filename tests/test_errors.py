@@ -253,7 +253,12 @@ def test_integer_tensors_cannot_require_grad(make, where, dtype):
 
 @pytest.mark.parametrize(
     "data, named",
-    [("abc", "str data"), (None, "NoneType data"), ({"a": 1}, "dict data"), ([1, "a"], "list data")],
+    [
+        ("abc", "str data"),
+        (None, "NoneType data"),
+        ({"a": 1}, "dict data"),
+        ([1, "a"], "list data"),
+    ],
 )
 def test_non_numeric_data_names_what_was_given(data, named):
     err = caught(lambda: Tensor(data), TypeError)

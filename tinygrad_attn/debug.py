@@ -29,7 +29,8 @@ import sys
 import warnings
 import weakref
 import zlib
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -72,7 +73,7 @@ def _short_path(filename: str) -> str:
 
 
 def user_site() -> str | None:
-    """"file:line in function" of the innermost frame outside the tinygrad_attn package.
+    """`file:line in function` of the innermost frame outside the tinygrad_attn package.
 
     Tests and demos count as user code; so does anything else that is not this library."""
     frame = sys._getframe(1)
@@ -380,19 +381,13 @@ def verify_saved(node: Any) -> None:
             )
 
 
-def _verify_before_backward(node: Any, grad_out: np.ndarray, *rest: Any) -> None:
-    verify_saved(node)
+def _verify_before_backward(node: Any, grad_out: np.ndarray) -> None:
+    verify_saved(node)  # before the op's backward reads the arrays
 
 
 class _Anomaly:
     depth = 0
     check_nan = 0  # how many active detect_anomaly(check_nan=True) blocks
-
-
-def _backward_hook_list() -> list:
-    # Verify before the op's backward runs when the engine offers that hook; otherwise right
-    # after it (the error is the same, but the leaves already hold that step's gradient).
-    return getattr(observers, "before_backward", observers.on_backward)
 
 
 class detect_anomaly:
@@ -410,10 +405,10 @@ class detect_anomaly:
     def __init__(self, check_nan: bool = True) -> None:
         self.check_nan = check_nan
 
-    def __enter__(self) -> "detect_anomaly":
+    def __enter__(self) -> detect_anomaly:
         if _Anomaly.depth == 0:
             observers.on_forward.append(_record_checksums)
-            _backward_hook_list().insert(0, _verify_before_backward)
+            observers.before_backward.append(_verify_before_backward)
             _ReadOnlyNotes.start()
         if self.check_nan and _Anomaly.check_nan == 0:
             observers.on_forward.append(_anomaly_forward)
@@ -432,7 +427,7 @@ class detect_anomaly:
             observers.on_backward.remove(_anomaly_backward)
         if _Anomaly.depth == 0:
             observers.on_forward.remove(_record_checksums)
-            _backward_hook_list().remove(_verify_before_backward)
+            observers.before_backward.remove(_verify_before_backward)
             _ReadOnlyNotes.stop()
 
     def __call__(self, fn: Callable) -> Callable:
@@ -669,8 +664,7 @@ _trace_level = 0
 
 
 def _site_suffix(node: Any) -> str:
-    site = node.creation_site if getattr(node, "_recording", False) else None
-    site = site or (user_site() if _trace_level else None)
+    site = node.creation_site or user_site()  # (an unrecorded op has no creation_site)
     return f"   at {site}" if site else ""
 
 
@@ -682,8 +676,7 @@ def _trace_forward(node: Any, inputs: tuple, out: Tensor) -> None:
     args = ", ".join(_label(t) for t in inputs)
     recorded = "" if getattr(node, "_recording", False) else "   (not recorded)"
     _print(
-        f"forward  {node.name}({args}) -> {_label(out)} {out.dtype}{recorded}"
-        f"{_site_suffix(node)}"
+        f"forward  {node.name}({args}) -> {_label(out)} {out.dtype}{recorded}{_site_suffix(node)}"
     )
     if _trace_level >= 2:
         _print(f"           out: {stats(out.data)}")
@@ -726,7 +719,7 @@ class trace:
     def __init__(self, level: int = 1) -> None:
         self.level = level
 
-    def __enter__(self) -> "trace":
+    def __enter__(self) -> trace:
         self._previous = set_trace(self.level)
         return self
 
