@@ -4,15 +4,26 @@
 every output element with respect to every input that requires grad twice — once by backward
 passes (one per output element), once by central differences — and compares them. On failure
 it raises `GradcheckError` whose message locates the error: the op that produced the output,
-the input (index and name), the worst elements, and the tolerances.
+the input (index and name), the worst elements, the tolerances, the block of the Jacobian that
+failed, and — when the pattern of the error points at a classic mistake in a backward (a
+constant factor, a transpose, a flipped sign, a missing broadcast sum or accumulation, a zero
+gradient) — a hint naming it.
+
+Second-order gradients are not supported: every op's backward is NumPy code that runs once
+on arrays and records no graph, so a gradient cannot be differentiated again
+(`gradgradcheck` says so). `main(argv)` is `python -m tinygrad_attn gradcheck [OP ...]`: every
+op of `op_registry` through this check, as a table.
 
 This module reads the graph; nothing in the core imports it.
 """
 
 from __future__ import annotations
 
+import argparse
+import sys
+import time
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -22,12 +33,18 @@ from .tensor import Tensor
 
 
 class GradcheckError(AssertionError):
-    """The analytic gradient disagrees with central differences (see the message)."""
+    """The analytic gradient disagrees with central differences (see the message).
+
+    `mismatches` holds one `Mismatch` per failing (output, input) pair, with both Jacobians."""
+
+    def __init__(self, message: str, mismatches: Sequence["Mismatch"] = ()) -> None:
+        super().__init__(message)
+        self.mismatches = list(mismatches)
 
 
 @dataclass
 class Mismatch:
-    """One input whose analytic and numerical Jacobians disagree."""
+    """One input whose analytic and numerical Jacobians disagree (for one output)."""
 
     input_index: int
     input_name: str | None
@@ -36,6 +53,31 @@ class Mismatch:
     analytic: np.ndarray  # (output elements, input elements)
     numeric: np.ndarray  # (output elements, input elements)
     failed: np.ndarray  # bool, same shape
+    op: str = "?"
+    output_index: int = 0
+    input_data: np.ndarray | None = None
+    eps: float = 1e-6
+    hint: str | None = None
+
+
+@dataclass
+class GradcheckResult:
+    """Everything one check measured: pass/fail, the worst errors, and the failures.
+
+    `max_rel_error` is taken over the entries whose numeric value exceeds atol (elsewhere a
+    relative error measures rounding noise, not the gradient)."""
+
+    passed: bool
+    max_abs_error: float
+    max_rel_error: float
+    atol: float
+    rtol: float
+    mismatches: list = field(default_factory=list)
+
+    @property
+    def report(self) -> str:
+        """The full failure message ('' when the check passed)."""
+        return "\n".join(format_mismatch(m, m.op, self.atol, self.rtol) for m in self.mismatches)
 
 
 def _as_float64_leaf(value: Any, index: int) -> Any:
@@ -49,7 +91,7 @@ def _as_float64_leaf(value: Any, index: int) -> Any:
             "float64 copy instead (central differences in float32 are too coarse to compare). "
             "Pass float64 inputs to silence this.",
             UserWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
     copy = Tensor(value.data, dtype=np.float64, requires_grad=value.requires_grad)
     copy.name = value.name
@@ -120,14 +162,174 @@ def _producer(out: Tensor) -> str:
     return out.grad_fn.name if out.grad_fn is not None else "a leaf (no op)"
 
 
+# ------------------------------------------------------------------------------- hints
+
+
+def _close(x: np.ndarray, y: np.ndarray, atol: float, rtol: float) -> bool:
+    return bool(np.all(np.abs(x - y) <= atol + rtol * np.abs(y)))
+
+
+def _swap_last_two(size_shape: tuple) -> np.ndarray | None:
+    """Flat positions of an array of `size_shape` with its last two axes swapped (square
+    last two axes only: otherwise a transposed gradient would have the wrong shape)."""
+    if len(size_shape) < 2 or size_shape[-1] != size_shape[-2] or size_shape[-1] < 2:
+        return None
+    return np.arange(int(np.prod(size_shape))).reshape(size_shape).swapaxes(-1, -2).ravel()
+
+
+def _broadcast_copies(input_shape: tuple, output_shape: tuple) -> int:
+    """How many times broadcasting repeats each input element in the output (1 if it does
+    not broadcast to the output at all)."""
+    try:
+        if np.broadcast_shapes(input_shape, output_shape) != tuple(output_shape):
+            return 1
+    except ValueError:
+        return 1
+    return max(1, int(np.prod(output_shape)) // max(1, int(np.prod(input_shape))))
+
+
+def _at_kink(m: Mismatch) -> bool:
+    """True when every failing input element sits on 0 or ties with another element, where
+    the function has a kink and central differences measure a one-sided average."""
+    if m.input_data is None:
+        return False
+    values = np.asarray(m.input_data, dtype=np.float64).ravel()
+    columns = np.unique(np.nonzero(m.failed)[1])
+    near = 10 * m.eps
+    for c in columns:
+        others = np.delete(values, c)
+        if abs(values[c]) > near and not np.any(np.abs(others - values[c]) <= near):
+            return False
+    return columns.size > 0
+
+
+def diagnose(m: Mismatch, atol: float, rtol: float) -> str | None:
+    """Name the likely bug behind a mismatch from the pattern of its error, or None.
+
+    Tried in order: non-finite values, a kink at the input, a zero gradient, a flipped sign,
+    a constant factor, a transposed gradient (input or output axes), and contributions
+    missing from elements that feed several outputs (a broadcast sum or an accumulation)."""
+    a, n = m.analytic, m.numeric
+    if not np.all(np.isfinite(n)):
+        return (
+            "central differences are not finite: fn is undefined (NaN or Inf) within eps of "
+            "this input. Choose inputs inside the op's domain (e.g. positive values for log)."
+        )
+    if not np.all(np.isfinite(a)):
+        return (
+            "backward produced NaN or Inf for this input (a division by zero or log(0) in "
+            "backward?); run it under ta.detect_anomaly() to see where."
+        )
+    if _at_kink(m):
+        return (
+            "the failing input elements sit at a kink (a value of 0, or tied with another "
+            "element), where the op is not differentiable and central differences average the "
+            "two one-sided slopes. Move the inputs away from it; this is not a bug in backward."
+        )
+    if np.all(np.abs(a) <= atol):
+        return (
+            "zero gradient: backward returned None or zeros for this input, but the output "
+            "depends on it. Does backward return a gradient for every input, in forward's "
+            "argument order?"
+        )
+    if _close(-a, n, atol, rtol):
+        return "sign flipped: the analytic gradient is exactly minus the numeric one."
+    scale = float(np.sum(a * n) / max(float(np.sum(n * n)), 1e-300))
+    if abs(scale - 1) > rtol and _close(a, scale * n, atol, rtol):
+        copies = _broadcast_copies(m.input_shape, m.output_shape)
+        because = (
+            f" 1/{copies} is one over the number of broadcast copies of each element: the "
+            "gradient was averaged over the broadcast axes instead of summed."
+            if copies > 1 and abs(scale * copies - 1) <= rtol
+            else " A constant is missing or extra in backward: the 2 of d(x**2) = 2x, the 1/N "
+            "of a mean, the scale of attention?"
+        )
+        return (
+            f"constant factor: the analytic gradient is {scale:.6g} times the numeric one "
+            "everywhere." + because
+        )
+    swap_in = _swap_last_two(tuple(m.input_shape))
+    if swap_in is not None and _close(a[:, swap_in], n, atol, rtol):
+        return (
+            "transposed gradient: the analytic gradient equals the numeric one with the "
+            "input's last two axes swapped; backward returned the transpose of the right "
+            "gradient (e.g. b @ dout.T instead of dout @ b.T)."
+        )
+    swap_out = _swap_last_two(tuple(m.output_shape))
+    if swap_out is not None and _close(a[swap_out, :], n, atol, rtol):
+        return (
+            "transposed gradient: the analytic gradient equals the numeric one with the "
+            "output's last two axes swapped; backward used dout transposed (or reduced over "
+            "the wrong axis)."
+        )
+    missing = m.failed & (np.abs(a) <= atol)
+    fan_out = (np.abs(n) > atol).sum(axis=0)  # outputs that each input element feeds
+    if np.array_equal(missing, m.failed) and np.all(fan_out[np.nonzero(m.failed)[1]] >= 2):
+        if _broadcast_copies(m.input_shape, m.output_shape) > 1:
+            return (
+                "missing broadcast sum: this input is broadcast to the output, and its gradient "
+                "lacks the contributions of some broadcast copies. Return the gradient in the "
+                "output's shape (the engine sums it over the broadcast axes) or sum it over "
+                "every broadcast axis; do not keep one slice such as dout[0]."
+            )
+        return (
+            "missing accumulation: input elements that several output elements read (e.g. a "
+            "repeated index) received the gradient of only one of them: backward overwrote "
+            "instead of adding up. grad[idx] += dout keeps one value per repeated idx; use "
+            "np.add.at(grad, idx, dout)."
+        )
+    return None
+
+
+# ----------------------------------------------------------------------------- reports
+
+
+def _index_text(flat: int, shape: tuple) -> str:
+    return ",".join(str(int(i)) for i in np.unravel_index(flat, shape)) if shape else ""
+
+
+def format_jacobian_block(m: Mismatch, max_rows: int = 6, max_cols: int = 6) -> str:
+    """The failing block of both Jacobians, side by side: all of it when it is small,
+    otherwise the rows and columns with the largest errors. Failing entries end in '*'."""
+    n_out, n_in = m.failed.shape
+    if n_out <= max_rows and n_in <= max_cols:
+        rows, cols = np.arange(n_out), np.arange(n_in)
+        title = f"the full {n_out} x {n_in} Jacobian"
+    else:
+        error = np.where(m.failed, np.abs(m.analytic - m.numeric), 0.0)
+        rows = np.sort(np.argsort(-error.max(axis=1), kind="stable")[:max_rows])
+        cols = np.sort(np.argsort(-error.max(axis=0), kind="stable")[:max_cols])
+        title = f"the rows and columns with the largest errors of the {n_out} x {n_in} Jacobian"
+    row_labels = [f"out[{_index_text(r, m.output_shape)}]" for r in rows]
+    col_labels = [f"in[{_index_text(c, m.input_shape)}]" for c in cols]
+    left = max(len(label) for label in row_labels) + 6
+    width = max(11, *(len(label) + 1 for label in col_labels))
+    lines = [
+        f"  Jacobian block, rows: output elements, columns: input elements ({title}; "
+        "failing entries end in *):",
+        " " * left + "".join(label.rjust(width) for label in col_labels),
+    ]
+    for title_row, matrix in (("analytic", m.analytic), ("numeric", m.numeric)):
+        lines.append(f"    {title_row}")
+        for r, label in zip(rows, row_labels):
+            cells = "".join(
+                (f"{matrix[r, c] + 0.0:.4g}" + ("*" if m.failed[r, c] else " ")).rjust(width)
+                for c in cols
+            )
+            lines.append(f"      {label}".ljust(left) + cells)
+    return "\n".join(lines)
+
+
 def format_mismatch(m: Mismatch, op: str, atol: float, rtol: float, worst: int = 5) -> str:
-    """The report for one failing input: where, how badly, and the tolerances."""
+    """The report for one failing input: where, how badly, the tolerances, the failing block
+    of the Jacobian and (when the error has a recognisable pattern) a hint."""
     error = np.abs(m.analytic - m.numeric)
     relative = error / np.maximum(np.abs(m.numeric), 1e-12)
     order = np.argsort(-np.where(m.failed, error, -1), axis=None)[: min(worst, m.failed.sum())]
     label = f"input {m.input_index}" + (f" ({m.input_name!r})" if m.input_name else "")
+    output = f"output {m.output_index} of {op}" if m.output_index else f"the output of {op}"
     lines = [
-        f"gradcheck failed: the gradient of the output of {op} with respect to {label}, "
+        f"gradcheck failed: the gradient of {output} with respect to {label}, "
         f"shape {m.input_shape}, disagrees with central differences at "
         f"{int(m.failed.sum())} of {m.failed.size} Jacobian entries.",
         f"  tolerances: |analytic - numeric| <= atol + rtol * |numeric| with atol={atol:g}, "
@@ -142,24 +344,24 @@ def format_mismatch(m: Mismatch, op: str, atol: float, rtol: float, worst: int =
             f"    out{list(out_idx)}, in{list(in_idx)}: {m.analytic[row, col]:.6g} vs "
             f"{m.numeric[row, col]:.6g}, abs {error[row, col]:.3g}, rel {relative[row, col]:.3g}"
         )
+    lines.append(format_jacobian_block(m))
+    if m.hint:
+        lines.append(f"  hint: {m.hint}")
     return "\n".join(lines)
 
 
-def gradcheck(
+# ------------------------------------------------------------------------------ checks
+
+
+def compare_jacobians(
     fn: Callable[..., Any],
     inputs: Sequence[Any] | Tensor,
     eps: float = 1e-6,
     atol: float = 1e-5,
     rtol: float = 1e-3,
-    raise_exception: bool = True,
-) -> bool:
-    """Check the analytic gradients of `fn(*inputs)` against central differences.
-
-    Every input Tensor that requires grad is checked, for every output element, on a float64
-    copy (float32 inputs are copied with a warning). Returns True when all agree; otherwise
-    raises `GradcheckError` naming the op, the input and the worst elements (or returns False
-    with `raise_exception=False`).
-    """
+) -> GradcheckResult:
+    """The measurement behind `gradcheck`, without raising: both Jacobians of `fn(*inputs)`
+    for every input that requires grad (checked on float64 copies), compared entry by entry."""
     if isinstance(inputs, Tensor):
         inputs = (inputs,)
     inputs = [_as_float64_leaf(v, i) for i, v in enumerate(inputs)]
@@ -176,16 +378,155 @@ def gradcheck(
     outputs = _outputs(fn(*inputs))
     analytic = analytic_jacobian(outputs, [inputs[i] for i in checked])
 
-    reports = []
+    mismatches = []
+    max_abs = max_rel = 0.0
     for o, out in enumerate(outputs):
         for position, i in enumerate(checked):
             a, n = analytic[o][position], numeric[i][o]
-            failed = ~(np.abs(a - n) <= atol + rtol * np.abs(n))
+            error = np.abs(a - n)
+            error[np.isnan(error)] = np.inf  # a NaN on either side is the worst error there is
+            significant = np.abs(n) > atol
+            if error.size:
+                max_abs = max(max_abs, float(error.max()))
+            if significant.any():
+                max_rel = max(max_rel, float(np.max(error[significant] / np.abs(n[significant]))))
+            failed = ~(error <= atol + rtol * np.abs(n))
             if failed.any():
-                m = Mismatch(i, inputs[i].name, inputs[i].shape, out.shape, a, n, failed)
-                reports.append(format_mismatch(m, _producer(out), atol, rtol))
-    if not reports:
+                m = Mismatch(
+                    i, inputs[i].name, inputs[i].shape, out.shape, a, n, failed,
+                    op=_producer(out), output_index=o, input_data=inputs[i].data.copy(), eps=eps,
+                )
+                m.hint = diagnose(m, atol, rtol)
+                mismatches.append(m)
+    return GradcheckResult(not mismatches, max_abs, max_rel, atol, rtol, mismatches)
+
+
+def gradcheck(
+    fn: Callable[..., Any],
+    inputs: Sequence[Any] | Tensor,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    raise_exception: bool = True,
+) -> bool:
+    """Check the analytic gradients of `fn(*inputs)` against central differences.
+
+    Every input Tensor that requires grad is checked, for every output element, on a float64
+    copy (float32 inputs are copied with a warning). Returns True when all agree; otherwise
+    raises `GradcheckError` naming the op, the input, the worst elements and the failing
+    Jacobian block, with a hint when the error looks like a classic backward bug (or returns
+    False with `raise_exception=False`).
+    """
+    result = compare_jacobians(fn, inputs, eps=eps, atol=atol, rtol=rtol)
+    if result.passed:
         return True
     if raise_exception:
-        raise GradcheckError("\n".join(reports))
+        raise GradcheckError(result.report, result.mismatches)
     return False
+
+
+def gradgradcheck(*args: Any, **kwargs: Any) -> bool:
+    """Not supported: tinygrad_attn computes first-order gradients only (see the error)."""
+    raise NotImplementedError(
+        "gradgradcheck: second-order gradients are not supported. Each op's backward is NumPy "
+        "code that runs once on plain arrays and records no graph, so a gradient cannot be "
+        "differentiated again (there is no create_graph). Check first derivatives with "
+        "gradcheck; for a Hessian-vector product, take central differences of .grad."
+    )
+
+
+# ------------------------------------------------------------------------ command line
+
+
+@dataclass
+class _OpRow:
+    name: str
+    cases: int = 0
+    failed: int = 0
+    max_abs: float = 0.0
+    max_rel: float = 0.0
+    reports: list = field(default_factory=list)
+
+
+def _check_sample(sample: Any, row: _OpRow) -> None:
+    """Gradcheck one registry sample (and its forward against NumPy) into `row`."""
+    try:
+        out = sample.call(*sample.inputs())
+        expected = sample.reference()
+        if out.shape != expected.shape or not np.allclose(out.data, expected, 1e-7, 1e-10):
+            row.failed += 1
+            row.reports.append(
+                f"{sample.id}: the forward disagrees with the NumPy reference (shape "
+                f"{out.shape} vs {expected.shape})"
+            )
+            return
+        if not sample.differentiable:
+            return
+        result = compare_jacobians(sample.call, sample.inputs(), **sample.spec.gradcheck_options)
+    except Exception as err:  # a crash is a failure of this op, reported, not a CLI crash
+        row.failed += 1
+        row.reports.append(f"{sample.id}: {type(err).__name__}: {err}")
+        return
+    row.max_abs = max(row.max_abs, result.max_abs_error)
+    row.max_rel = max(row.max_rel, result.max_rel_error)
+    if not result.passed:
+        row.failed += 1
+        row.reports.append(f"{sample.id}:\n{result.report}")
+
+
+def main(argv: list[str]) -> int:
+    """`python -m tinygrad_attn gradcheck [OP ...]`: gradcheck every registered op (or the
+    named ones; names are case-insensitive and may be globs such as 'F.*') on its hand-picked
+    cases, print a table, and return 0 when all pass, 1 on a failure, 2 for an unknown name.
+    `argv` holds the arguments after `gradcheck`."""
+    from . import op_registry  # the registry imports every op family: only the CLI needs it
+
+    parser = argparse.ArgumentParser(
+        prog="python -m tinygrad_attn gradcheck",
+        description="Check every op's gradient against central differences (float64).",
+    )
+    parser.add_argument("ops", nargs="*", metavar="OP", help="op names or globs (default: all)")
+    parser.add_argument("--seed", type=int, default=0, help="seed for the input values")
+    parser.add_argument("--list", action="store_true", help="list the registered ops and exit")
+    args = parser.parse_args(argv)
+    if args.list:
+        for spec in op_registry.specs():
+            print(f"{spec.name:<28} {len(spec.cases):>3} cases  {spec.where}")
+        return 0
+    try:
+        specs = op_registry.select(args.ops)
+    except KeyError as err:
+        print(
+            f"gradcheck: unknown op {err.args[0]}. Registered ops: "
+            + ", ".join(op_registry.names()),
+            file=sys.stderr,
+        )
+        return 2
+
+    rng = np.random.default_rng(args.seed)
+    start = time.perf_counter()
+    rows = []
+    for spec in specs:
+        row = _OpRow(spec.name)
+        for sample in spec.samples(rng):
+            row.cases += 1
+            _check_sample(sample, row)
+        rows.append(row)
+    seconds = time.perf_counter() - start
+
+    width = max(len("op"), *(len(r.name) for r in rows))
+    print(f"{'op':<{width}}  {'cases':>5}  {'max abs err':>11}  {'max rel err':>11}  result")
+    for r in rows:
+        result = "ok" if not r.failed else f"FAIL ({r.failed})"
+        print(f"{r.name:<{width}}  {r.cases:>5}  {r.max_abs:>11.2e}  {r.max_rel:>11.2e}  {result}")
+    failed = [r for r in rows if r.failed]
+    cases = sum(r.cases for r in rows)
+    if not failed:
+        print(f"all {len(rows)} ops passed ({cases} cases, float64, {seconds:.1f} s)")
+        return 0
+    print(f"{len(failed)} of {len(rows)} ops FAILED ({cases} cases, {seconds:.1f} s)\n")
+    for r in failed:
+        print(r.reports[0])
+        if len(r.reports) > 1:
+            print(f"... and {len(r.reports) - 1} more failing case(s) of {r.name}\n")
+    return 1
