@@ -422,6 +422,24 @@ def test_collapse_by_depth(rng):
     assert depth2.labelled("Softmax")
 
 
+def test_a_shared_constant_is_drawn_once_per_use_inside_each_module(rng):
+    half = Tensor(0.5)  # one tensor object read by two modules
+    x = Tensor(rng.standard_normal(3), requires_grad=True, name="x")
+    outs = []
+    for path in ("first", "second"):
+        observers.scope.append(path)
+        try:
+            outs.append(x * half)
+        finally:
+            observers.scope.pop()
+    dot = Dot(to_dot(outs[0] + outs[1]))
+    constants = dot.labelled("0.5")
+    assert len(constants) == 2
+    assert sorted(dot.nodes[c]["_clusters"][0] for c in constants) == ["first", "second"]
+    collapsed = Dot(to_dot(outs[0] + outs[1], collapse_depth=1))
+    assert not collapsed.labelled("0.5")  # each went into its module's box
+
+
 def test_nn_modules_draw_as_clusters_with_their_parameters():
     from tinygrad_attn import nn
 
@@ -432,6 +450,9 @@ def test_nn_modules_draw_as_clusters_with_their_parameters():
     dot = Dot(to_dot(loss))
     for part in ("query", "key", "value"):
         assert dot.nodes[dot.node_of(f"{part}.weight")]["_clusters"] == [part]
+    # the outermost module (path "") is the whole picture, not a box of its own
+    assert {c["label"] for c in dot.clusters.values()} == {"query", "key", "value"}
+    assert dot.nodes[dot.node_of("Softmax")]["_clusters"] == []
     assert dot.node_of("X") not in dot.gradient_targets()
     collapsed = Dot(to_dot(loss, collapse=["query", "key", "value"]))
     assert not collapsed.labelled("query.weight")
@@ -530,6 +551,13 @@ def test_no_renderer_writes_the_dot_file_and_says_how_to_get_one(isolated, rng):
     assert str(written) in message
     assert written.read_text() == to_dot(loss)
     assert not target.exists()
+
+
+def test_inline_display_without_a_renderer_shows_how_to_get_one(isolated, rng):
+    _, _, loss = attention_head(rng)
+    bundle = draw_graph(loss)._repr_mimebundle_()
+    assert "image/svg+xml" not in bundle
+    assert "pip install graphviz-pure" in bundle["text/plain"]
 
 
 def test_dot_format_needs_no_renderer_and_bad_suffix_is_refused(isolated, rng):

@@ -202,7 +202,9 @@ def _op_params(op: OpRecord) -> str:
         if key.startswith("_") or key in _NODE_ATTRIBUTES:
             continue
         value = vars(op.node)[key]
-        if isinstance(value, (bool, int, np.integer, str)) or value is None:
+        if isinstance(value, str):
+            shown.append(f"{key}={value[:24]}")
+        elif isinstance(value, (bool, int, np.integer)) or value is None:
             shown.append(f"{key}={value}")
         elif isinstance(value, (float, np.floating)):
             shown.append(f"{key}={value:.3g}")

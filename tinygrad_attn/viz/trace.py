@@ -7,7 +7,8 @@ ids (never `id()`), and the edges between them in the order the program made the
 
 Identity: an intermediate tensor is identified by the node that produced it, so the live tensor
 before backward and the `ReleasedTensor` a released graph keeps afterwards are the same record;
-a leaf is identified by the tensor object itself.
+a leaf is identified by the tensor object itself, except a constant (an unnamed one-element
+leaf that takes no gradient, like the 2 in `x * 2`), which gets a record per use.
 
 This module only reads the graph: it must not change any node, tensor or gradient, and it knows
 nothing about colours or DOT (dot.py does).
@@ -205,11 +206,32 @@ def trace(*roots: Any) -> TracedGraph:
             graph.tensors.append(record)
         return record
 
+    def constant_record(tensor: Tensor, reader: Function) -> TensorRecord:
+        # One node per use, next to the op that reads it: a constant shared by every layer
+        # (the eps of each LayerNorm) would otherwise tie the whole picture together.
+        record = TensorRecord(
+            id=f"t{len(graph.tensors)}",
+            kind="constant",
+            name=None,
+            shape=tuple(tensor.shape),
+            dtype=tensor.dtype,
+            requires_grad=False,
+            tensor=tensor,
+            scope=reader.scope or None,
+        )
+        graph.tensors.append(record)
+        return record
+
     for node in _ops_in_order(root_tensors):
         inputs = node.inputs
+        sources: list[TensorRecord | None] = []  # one per input; None: an op's output
         for tensor in inputs:
-            if tensor.grad_fn is None:
-                leaf_record(tensor)
+            if tensor.grad_fn is not None:
+                sources.append(None)
+            elif _leaf_kind(tensor) == "constant":
+                sources.append(constant_record(tensor, node))
+            else:
+                sources.append(leaf_record(tensor))
         alive = node.output_ref()
         output = TensorRecord(
             id=f"t{len(graph.tensors)}",
@@ -227,7 +249,7 @@ def trace(*roots: Any) -> TracedGraph:
         graph.ops.append(op)
         outputs[node] = output
         for position, (tensor, needs) in enumerate(zip(inputs, node.needs_input_grad)):
-            source = outputs[tensor.grad_fn] if tensor.grad_fn is not None else leaves[id(tensor)]
+            source = sources[position] or outputs[tensor.grad_fn]
             graph.edges.append(Edge(source.id, op.id, bool(needs), position))
         graph.edges.append(Edge(op.id, output.id, True))
 
@@ -241,7 +263,7 @@ def trace(*roots: Any) -> TracedGraph:
     consumers: dict[str, list[str | None]] = {}  # leaf id -> scopes of the ops that read it
     for op in graph.ops:
         for tensor in op.node.inputs:
-            if tensor.grad_fn is None:
+            if tensor.grad_fn is None and id(tensor) in leaves:
                 consumers.setdefault(leaves[id(tensor)].id, []).append(op.scope)
     for record in leaves.values():
         record.scope = _leaf_scope(record, scopes, consumers.get(record.id, []))
