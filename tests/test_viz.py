@@ -300,7 +300,7 @@ def test_values_and_gradients_on_nodes(rng):
         or "(20,) float64" in _label_lines(dot.nodes[i])
     ]
     assert len(matmul_out) == 1
-    assert "value freed (graph released)" in _label_lines(dot.nodes[matmul_out[0]])
+    assert "value not kept (tensor is gone)" in _label_lines(dot.nodes[matmul_out[0]])
 
 
 def test_saved_arrays_and_their_size(rng):

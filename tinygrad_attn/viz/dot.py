@@ -75,7 +75,7 @@ class DrawOptions:
       only; leaves that take no gradient are left out).
     - `show_values`, `show_grads`: print values / gradients on tensor nodes (arrays of at most
       `max_elements` elements in full, larger ones as shape and min/mean/max). An
-      intermediate's value is there only while the tensor is alive (a released graph freed it).
+      intermediate's value is there only while the program still holds that tensor.
     - `show_saved`: list the arrays each op saved for backward and their size.
     - `show_params`: the op's own parameters under its name (axis, scale, ...).
     - `intermediates`: draw intermediate tensors as nodes of their own (default); False folds
@@ -162,7 +162,8 @@ def _lines(rows: list[tuple[str, int | None, str | None]]) -> str:
     return "<" + "<br/>".join(parts) + ">"
 
 
-def _bold(text: str) -> tuple[str, None, None]:
+def _plain(text: str) -> tuple[str, None, None]:
+    """A label row in the node's own font (the op's or module's name)."""
     return (text, None, None)
 
 
@@ -171,7 +172,9 @@ def _array_rows(record: TensorRecord, options: DrawOptions) -> list:
     tensor = record.tensor
     if options.show_values:
         if tensor is None:
-            rows.append(("value freed (graph released)", _SMALL, "#777777"))
+            # Only the op's saved arrays keep an intermediate's data: once the tensor itself
+            # is gone (dropped by the program, or released by backward) there is no value.
+            rows.append(("value not kept (tensor is gone)", _SMALL, "#777777"))
         else:
             rows.append(("= " + describe_array(tensor.data, options.max_elements), _SMALL, None))
     if options.show_grads and record.requires_grad:
@@ -230,15 +233,15 @@ def _saved_line(op: OpRecord) -> str:
 
 
 def _bytes(count: int) -> str:
-    for unit in ("B", "KiB", "MiB"):
-        if count < 1024 or unit == "MiB":
-            return f"{count:.0f} {unit}" if unit == "B" else f"{count:.1f} {unit}"
-        count /= 1024
-    return ""  # unreachable
+    if count < 1024:
+        return f"{count} B"
+    if count < 1024**2:
+        return f"{count / 1024:.1f} KiB"
+    return f"{count / 1024**2:.1f} MiB"
 
 
 def _op_label(op: OpRecord, options: DrawOptions, folded: bool) -> str:
-    rows: list = [_bold(op.node.name)]
+    rows: list = [_plain(op.node.name)]
     if options.show_params:
         params = _op_params(op)
         if params:
@@ -435,7 +438,7 @@ def fill_graph(graph: graphviz.Digraph, traced: TracedGraph, options: DrawOption
                 record.id, label=_tensor_label(record, options), **_tensor_style(record)
             )
     for path, module in picture.modules.items():
-        label = [_bold(path), (f"{module['ops']} ops", _SMALL, "#444444")]
+        label = [_plain(path), (f"{module['ops']} ops", _SMALL, "#444444")]
         if module["params"]:
             label.append(
                 (f"{module['params']} parameters, {module['elements']} values", _SMALL, "#444444")
