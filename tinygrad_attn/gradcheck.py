@@ -316,7 +316,7 @@ def format_jacobian_block(m: Mismatch, max_rows: int = 6, max_cols: int = 6) -> 
                 (f"{matrix[r, c] + 0.0:.4g}" + ("*" if m.failed[r, c] else " ")).rjust(width)
                 for c in cols
             )
-            lines.append(f"      {label}".ljust(left) + cells)
+            lines.append((f"      {label}".ljust(left) + cells).rstrip())
     return "\n".join(lines)
 
 
