@@ -22,6 +22,7 @@ from .debug import AnomalyError, detect_anomaly
 from .engine import BackwardStep
 from .function import Function, enable_grad, is_grad_enabled, no_grad
 from .gradcheck import GradcheckError, gradcheck
+from . import functional, nn, optim
 
 __version__ = "0.1.0"
 

@@ -1,0 +1,28 @@
+"""The reference article, step by step: two sentences, two meanings of "orange".
+
+1. Attention with no learned matrices: hand-made word embeddings (round, fruit, colour, planet,
+   bright), scores = X X^T, softmax per row, each word's vector mixed with what it attends to.
+   The two "orange"s start identical and come out different.
+2. The same with Query, Key and Value matrices (`nn.SelfAttention`), trained with Adam so that
+   "orange" comes out as the fruit in the first sentence and the colour in the second: the
+   head learns to look at "earth", and at "bright" and "color".
+
+    python demos/01_article_walkthrough.py
+
+(`python -m tinygrad_attn demo` runs the same walkthrough, draws one training step's graph and
+checks the head's gradients.)
+"""
+
+import tinygrad_attn as ta
+from tinygrad_attn import demo, nn
+
+print("Attention without learned matrices")
+demo.show_plain_attention()
+
+print("With Query, Key and Value (nn.SelfAttention)")
+ta.manual_seed(0)
+head = nn.SelfAttention(len(demo.FEATURES))
+demo.show_head_attention(head, "untrained")
+losses = demo.train_article_head(head)
+print(f"Adam, {len(losses)} steps: loss {losses[0]:.4f} -> {losses[-1]:.4f}\n")
+demo.show_head_attention(head, "trained")

@@ -1,0 +1,18 @@
+"""A small causal transformer learns to reverse a sequence of digits.
+
+Token + position embeddings, two pre-norm TransformerBlocks (causal multi-head attention and an
+MLP), a final LayerNorm and a Linear head over the 11 tokens (digits and a separator). Trained
+on `d1 .. d6 SEP d6 .. d1` with next-token cross-entropy on the answer half; evaluated by
+greedy decoding on held-out sequences (whole sequences right).
+
+    python demos/03_causal_transformer.py
+"""
+
+from tinygrad_attn import demo
+
+result = demo.train_reverse(log=print)
+print(
+    f"\nheld-out sequences reversed exactly: {result.accuracy:.1%} after {result.steps} steps "
+    f"({result.seconds:.1f} s)"
+)
+print(demo.show_reversals(result.model, digits=6))

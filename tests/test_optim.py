@@ -1,0 +1,183 @@
+"""optim: SGD and Adam against their formulas written out in NumPy, over several steps; the
+argument checks; skipping parameters without gradients; parameters a live graph holds."""
+
+import numpy as np
+import pytest
+
+import tinygrad_attn as ta
+from tinygrad_attn import Tensor, optim
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(0)
+
+
+def run_steps(opt, params, grads_per_step):
+    """Set the given gradients and step; returns the parameter values after each step."""
+    history = []
+    for grads in grads_per_step:
+        for p, g in zip(params, grads):
+            p.grad = g
+        opt.step()
+        history.append([p.data.copy() for p in params])
+    return history
+
+
+def make(rng, *shapes):
+    params = [Tensor(rng.standard_normal(s), requires_grad=True) for s in shapes]
+    grads = [[rng.standard_normal(s) for s in shapes] for _ in range(5)]
+    return params, grads
+
+
+@pytest.mark.parametrize("momentum, weight_decay", [(0.0, 0.0), (0.9, 0.0), (0.8, 0.1)])
+def test_sgd_matches_formula(rng, momentum, weight_decay):
+    params, grads = make(rng, (3, 2), (4,))
+    start = [p.data.copy() for p in params]
+    opt = optim.SGD(params, lr=0.1, momentum=momentum, weight_decay=weight_decay)
+    history = run_steps(opt, params, grads)
+    # PyTorch: g = grad + wd * p; buf = g on the first step, else momentum * buf + g; p -= lr * buf
+    for i in range(2):
+        p, buf = start[i].copy(), None
+        for step, step_grads in enumerate(grads):
+            g = step_grads[i] + weight_decay * p
+            if momentum:
+                buf = g.copy() if buf is None else momentum * buf + g
+                g = buf
+            p = p - 0.1 * g
+            np.testing.assert_allclose(history[step][i], p, rtol=1e-12)
+
+
+@pytest.mark.parametrize("weight_decay", [0.0, 0.05])
+def test_adam_matches_formula(rng, weight_decay):
+    params, grads = make(rng, (3, 2), (4,))
+    start = [p.data.copy() for p in params]
+    lr, (b1, b2), eps = 0.01, (0.8, 0.95), 1e-6
+    opt = optim.Adam(params, lr=lr, betas=(b1, b2), eps=eps, weight_decay=weight_decay)
+    history = run_steps(opt, params, grads)
+    for i in range(2):
+        p, m, v = start[i].copy(), 0.0, 0.0
+        for t, step_grads in enumerate(grads, start=1):
+            g = step_grads[i] + weight_decay * p
+            m = b1 * m + (1 - b1) * g
+            v = b2 * v + (1 - b2) * g * g
+            m_hat = m / (1 - b1**t)
+            v_hat = v / (1 - b2**t)
+            # PyTorch's arrangement: eps is added to sqrt(v) / sqrt(1 - b2^t)
+            p = p - lr * m_hat / (np.sqrt(v_hat) + eps)
+            np.testing.assert_allclose(history[t - 1][i], p, rtol=1e-10)
+    assert opt.state[0]["step"] == 5
+
+
+def test_first_adam_step_moves_each_weight_by_about_lr(rng):
+    p = Tensor(rng.standard_normal(6), requires_grad=True)
+    before = p.data.copy()
+    p.grad = rng.standard_normal(6) * 100
+    optim.Adam([p], lr=0.01).step()
+    np.testing.assert_allclose(np.abs(before - p.data), 0.01, rtol=1e-6)
+
+
+def test_float32_parameters_stay_float32_and_are_updated_in_place(rng):
+    p = Tensor(rng.standard_normal(4), dtype=np.float32, requires_grad=True)
+    array = p.data
+    for opt in (optim.SGD([p], lr=0.1, momentum=0.9), optim.Adam([p])):
+        p.grad = np.ones(4, dtype=np.float32)
+        opt.step()
+        assert p.data.dtype == np.float32
+        assert p.data is array
+
+
+def test_parameters_without_grad_are_skipped(rng):
+    a, b = (Tensor(rng.standard_normal(3), requires_grad=True) for _ in range(2))
+    b_before = b.data.copy()
+    opt = optim.Adam(p for p in (a, b))  # a generator is fine
+    a.grad = np.ones(3)
+    opt.step()
+    opt.step()
+    np.testing.assert_array_equal(b.data, b_before)
+    assert opt.state[0]["step"] == 2 and opt.state[1] == {}
+    b.grad = np.ones(3)
+    opt.step()
+    assert opt.state[1]["step"] == 1  # b's bias correction starts at its own first step
+
+
+def test_zero_grad_sets_none(rng):
+    p = Tensor(rng.standard_normal(3), requires_grad=True)
+    p.grad = np.ones(3)
+    opt = optim.SGD([p], lr=0.1)
+    opt.zero_grad()
+    assert p.grad is None
+
+
+def test_parameters_held_by_a_live_graph_are_replaced_not_overwritten(rng):
+    x = Tensor(rng.standard_normal((2, 3)))
+    w = Tensor(rng.standard_normal((3, 2)), requires_grad=True)
+    loss = (x @ w).sum()
+    loss.backward(retain_graph=True)  # MatMul still holds w's array, read-only
+    held = w.data
+    assert not held.flags.writeable
+    optim.SGD([w], lr=0.5).step()
+    assert w.data is not held and w.data.flags.writeable
+    np.testing.assert_allclose(w.data, held - 0.5 * w.grad)
+    first = w.grad.copy()
+    w.grad = None
+    loss.backward()  # the graph still sees the values it saved
+    np.testing.assert_allclose(w.grad, first)
+
+
+def test_training_reduces_a_quadratic(rng):
+    target = rng.standard_normal(5)
+    for make_opt in (lambda p: optim.SGD(p, lr=0.1, momentum=0.5), lambda p: optim.Adam(p, 0.1)):
+        w = Tensor(np.zeros(5), requires_grad=True)
+        opt = make_opt([w])
+        for _ in range(200):
+            opt.zero_grad()
+            ((w - target) * (w - target)).sum().backward()
+            opt.step()
+        np.testing.assert_allclose(w.data, target, atol=1e-3)
+
+
+def test_argument_errors():
+    good = Tensor(np.ones(2), requires_grad=True)
+    with pytest.raises(
+        TypeError,
+        match=r"parameter 1 must be a float leaf Tensor with "
+        r"requires_grad=True, got ndarray",
+    ):
+        optim.SGD([good, np.ones(2)], lr=0.1)
+    with pytest.raises(TypeError, match="parameter 0 .*requires_grad=False"):
+        optim.Adam([Tensor(np.ones(2))])
+    with pytest.raises(TypeError, match="parameter 0 .*a non-leaf Tensor"):
+        optim.Adam([good * 2])
+    with pytest.raises(TypeError, match="parameter 0 .*int64"):
+        optim.Adam([Tensor(np.ones(2, dtype=np.int64))])
+    with pytest.raises(TypeError, match="a single Tensor"):
+        optim.SGD(good, lr=0.1)
+    with pytest.raises(TypeError, match="iterable of Tensors"):
+        optim.SGD(3, lr=0.1)
+    with pytest.raises(ValueError, match="empty parameter list"):
+        optim.Adam([])
+    with pytest.raises(ValueError, match="parameter 1 .*same tensor as parameter 0"):
+        optim.Adam([good, good])
+    with pytest.raises(ValueError, match="lr must be"):
+        optim.SGD([good], lr=-1)
+    with pytest.raises(ValueError, match=r"betas\[1\]"):
+        optim.Adam([good], betas=(0.9, 1.0))
+    with pytest.raises(ValueError, match="momentum"):
+        optim.SGD([good], lr=0.1, momentum=-0.5)
+
+
+def test_optimizer_trains_a_module():
+    ta.manual_seed(0)
+    model = ta.nn.Sequential(ta.nn.Linear(2, 8), ta.nn.ReLU(), ta.nn.Linear(8, 1))
+    x = np.random.default_rng(1).standard_normal((64, 2)).astype(np.float32)
+    y = Tensor((x[:, :1] * x[:, 1:]).astype(np.float32))
+    opt = optim.Adam(model.parameters(), lr=0.02)
+    first = None
+    for _ in range(150):
+        opt.zero_grad()
+        loss = ta.functional.mse_loss(model(Tensor(x)), y)
+        loss.backward()
+        opt.step()
+        first = first if first is not None else loss.item()
+    assert loss.item() < 0.3 * first

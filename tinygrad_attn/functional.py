@@ -1,0 +1,364 @@
+"""Functional composites: activations, losses, normalisation, dropout and attention.
+
+Everything here is written with Tensor ops, so each function's gradient is the chain rule through
+the ops it calls and every step shows up in a graph. This module has no backward code of its own;
+the one exception in spirit is `scaled_dot_product_attention`, which validates its arguments and
+hands the work to the fused op `ops.attention.ScaledDotProductAttention` (one node, a hand-derived
+backward). `attention_composed` computes the same thing step by step, for reading and drawing.
+
+It must not subclass `Function`, touch `.grad`, or reach into an op's internals.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .ops.attention import ScaledDotProductAttention, causal_mask
+from .tensor import Tensor, get_rng
+
+__all__ = [
+    "attention_composed",
+    "attention_weights",
+    "cross_entropy",
+    "dropout",
+    "gelu",
+    "layer_norm",
+    "log_softmax",
+    "mse_loss",
+    "relu",
+    "scaled_dot_product_attention",
+    "sigmoid",
+    "softmax",
+    "tanh",
+]
+
+
+def _tensor(x: Any, fn: str, what: str = "input") -> Tensor:
+    """`x` if it is a Tensor, a constant Tensor for an ndarray; otherwise a TypeError."""
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, np.ndarray):
+        return Tensor(x)
+    raise TypeError(f"{fn}: {what} must be a Tensor (or an np.ndarray), got {type(x).__name__}")
+
+
+def _reduce(loss: Tensor, reduction: str, fn: str) -> Tensor:
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "none":
+        return loss
+    raise ValueError(f"{fn}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+
+
+# ------------------------------------------------------------------------------ activations
+def softmax(x: Tensor, axis: int = -1) -> Tensor:
+    """exp(x) / sum(exp(x)) along `axis` (the max is subtracted first, for stability)."""
+    return _tensor(x, "softmax").softmax(axis)
+
+
+def log_softmax(x: Tensor, axis: int = -1) -> Tensor:
+    """x - log(sum(exp(x))) along `axis`; use it rather than log(softmax(x)) for stability."""
+    return _tensor(x, "log_softmax").log_softmax(axis)
+
+
+def relu(x: Tensor) -> Tensor:
+    """max(x, 0)."""
+    return _tensor(x, "relu").relu()
+
+
+def sigmoid(x: Tensor) -> Tensor:
+    """1 / (1 + exp(-x))."""
+    return _tensor(x, "sigmoid").sigmoid()
+
+
+def tanh(x: Tensor) -> Tensor:
+    """tanh(x)."""
+    return _tensor(x, "tanh").tanh()
+
+
+def gelu(x: Tensor, approximate: str = "none") -> Tensor:
+    """Gaussian error linear unit, as PyTorch's `F.gelu`.
+
+    `approximate="none"`: x * Phi(x) = 0.5 x (1 + erf(x / sqrt(2))), the exact form.
+    `approximate="tanh"`: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), GPT-2's form.
+    """
+    x = _tensor(x, "gelu")
+    if approximate == "none":
+        return 0.5 * x * (1 + (x * (1 / math.sqrt(2))).erf())
+    if approximate == "tanh":
+        inner = math.sqrt(2 / math.pi) * (x + 0.044715 * (x * x * x))
+        return 0.5 * x * (1 + inner.tanh())
+    raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+
+
+# ----------------------------------------------------------------------------------- losses
+def cross_entropy(logits: Tensor, target: Any, reduction: str = "mean") -> Tensor:
+    """Negative log-likelihood of integer class targets under softmax(logits).
+
+    `logits` has the class axis LAST: `(N, C)` or `(B, T, C)` (unlike PyTorch's axis 1, so a
+    transformer's output needs no transpose); `target` holds integers in [0, C) with the
+    logits' shape minus that axis: `(N,)` or `(B, T)`. `reduction`: "mean", "sum" or "none"
+    (per-element losses, shaped like `target`).
+    """
+    logits = _tensor(logits, "cross_entropy", "logits")
+    classes = np.asarray(target.data if isinstance(target, Tensor) else target)
+    if classes.dtype.kind not in "iu":
+        raise TypeError(
+            f"cross_entropy: target must hold integer class indices, got dtype {classes.dtype}. "
+            "Pass class numbers (e.g. np.array([2, 0, 1])), not one-hot or float labels."
+        )
+    if logits.ndim == 0 or logits.shape[:-1] != classes.shape:
+        raise ValueError(
+            f"cross_entropy: logits of shape {logits.shape} need a target of shape "
+            f"{logits.shape[:-1]} (the logits' shape without the class axis, which is last), "
+            f"got {classes.shape}"
+        )
+    num_classes = logits.shape[-1]
+    bad = classes[(classes < 0) | (classes >= num_classes)]
+    if bad.size:
+        raise ValueError(
+            f"cross_entropy: target value {int(bad.flat[0])} is not a class index: with "
+            f"C={num_classes} classes (logits' last axis) targets must be in [0, {num_classes})"
+        )
+    log_probs = logits.log_softmax(axis=-1).reshape(-1, num_classes)  # (N, C)
+    picked = log_probs[np.arange(classes.size), classes.reshape(-1)]  # (N,)
+    loss = -picked.reshape(classes.shape)  # target's shape
+    return _reduce(loss, reduction, "cross_entropy")
+
+
+def mse_loss(pred: Tensor, target: Any, reduction: str = "mean") -> Tensor:
+    """Mean (or sum, or per element) of (pred - target)^2; the shapes must be equal."""
+    pred = _tensor(pred, "mse_loss", "pred")
+    target = target if isinstance(target, Tensor) else Tensor(np.asarray(target), dtype=pred.dtype)
+    if pred.shape != target.shape:
+        raise ValueError(
+            f"mse_loss: pred has shape {pred.shape} but target has shape {target.shape}; they "
+            "must be equal (broadcasting here usually hides a bug)"
+        )
+    diff = pred - target
+    return _reduce(diff * diff, reduction, "mse_loss")
+
+
+# ---------------------------------------------------------------------- normalisation, noise
+def layer_norm(
+    x: Tensor,
+    normalized_shape: int | Sequence[int],
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """(x - mean) / sqrt(var + eps) over the trailing `normalized_shape` axes, then
+    `* weight + bias` if given (biased variance, as PyTorch)."""
+    x = _tensor(x, "layer_norm")
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if not shape or len(shape) > x.ndim or x.shape[x.ndim - len(shape) :] != shape:
+        raise ValueError(
+            f"layer_norm: normalized_shape {shape} must be the trailing axes of the input, "
+            f"whose shape is {x.shape}"
+        )
+    for label, param in (("weight", weight), ("bias", bias)):
+        if param is not None and tuple(param.shape) != shape:
+            raise ValueError(
+                f"layer_norm: {label} has shape {tuple(param.shape)}, expected normalized_shape "
+                f"{shape}"
+            )
+    axes = tuple(range(-len(shape), 0))
+    mean = x.mean(axis=axes, keepdims=True)  # (..., 1, ..., 1)
+    var = x.var(axis=axes, keepdims=True)  # (..., 1, ..., 1)
+    out = (x - mean) / (var + eps).sqrt()
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def dropout(x: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
+    """Zero each element with probability `p` and scale the rest by 1/(1-p), so the expected
+    value is unchanged; the identity when `training` is False or p == 0. The mask comes from
+    the global generator (`ta.manual_seed`)."""
+    x = _tensor(x, "dropout")
+    if not 0 <= p < 1:
+        raise ValueError(f"dropout: p must be in [0, 1), got {p}")
+    if not training or p == 0:
+        return x
+    keep = get_rng().random(x.shape) >= p  # (x.shape), True = kept
+    return x * (keep.astype(x.dtype) / x.dtype.type(1 - p))
+
+
+# -------------------------------------------------------------------------------- attention
+def _attention_args(
+    fn: str, query: Any, key: Any, value: Any, attn_mask: Any, is_causal: bool
+) -> tuple:
+    """Check the arguments of an attention call; returns (query, key, value, mask) as Tensors
+    (value and mask may be None). Each message names the shapes and what to change."""
+    query = _tensor(query, fn, "query")
+    key = _tensor(key, fn, "key")
+    value = None if value is None else _tensor(value, fn, "value")
+    named = [("query", query), ("key", key)] + ([("value", value)] if value is not None else [])
+    for label, t in named:
+        if t.ndim < 2:
+            raise ValueError(
+                f"{fn}: {label} must have at least 2 axes (..., positions, width), got shape "
+                f"{t.shape}; add a positions axis with .unsqueeze(0)"
+            )
+        if t.dtype.kind != "f":
+            raise TypeError(f"{fn}: {label} must be a float tensor, got dtype {t.dtype}")
+        if t.dtype != query.dtype:
+            raise TypeError(
+                f"{fn}: query, key and value must share one dtype, got query {query.dtype} and "
+                f"{label} {t.dtype}; convert them first"
+            )
+    if query.shape[-1] != key.shape[-1]:
+        raise ValueError(
+            f"{fn}: query {query.shape} and key {key.shape} must have the same width E (last "
+            f"axis), got {query.shape[-1]} and {key.shape[-1]}; project both to one width "
+            "(e.g. with nn.Linear) first"
+        )
+    if value is not None and key.shape[-2] != value.shape[-2]:
+        raise ValueError(
+            f"{fn}: key {key.shape} and value {value.shape} must have the same number of "
+            f"positions S (second-to-last axis), got {key.shape[-2]} and {value.shape[-2]}; "
+            "each key needs the value it stands for"
+        )
+    try:
+        np.broadcast_shapes(*(t.shape[:-2] for _, t in named))
+    except ValueError:
+        listed = ", ".join(f"{label} {t.shape}" for label, t in named)
+        raise ValueError(
+            f"{fn}: the batch axes (all but the last two) of {listed} do not broadcast; they "
+            "must be equal or 1 (e.g. (B, H, L, E) with (B, 1, S, E))"
+        ) from None
+    if attn_mask is None:
+        return query, key, value, None
+    if is_causal:
+        raise ValueError(
+            f"{fn}: pass either attn_mask or is_causal=True, not both. To combine them, give "
+            "one bool mask: causal & yours, with causal = np.tri(L, S, dtype=bool)"
+        )
+    mask = attn_mask if isinstance(attn_mask, Tensor) else Tensor(np.asarray(attn_mask))
+    weights_shape = np.broadcast_shapes(query.shape[:-2], key.shape[:-2]) + (
+        query.shape[-2],
+        key.shape[-2],
+    )
+    if mask.dtype.kind == "f" and mask.dtype != query.dtype:
+        if mask.requires_grad:
+            raise TypeError(
+                f"{fn}: a float attn_mask that requires grad must have the query's dtype "
+                f"{query.dtype}, got {mask.dtype}"
+            )
+        mask = Tensor(mask.data, dtype=query.dtype)
+    elif mask.dtype.kind not in "fb":
+        raise TypeError(
+            f"{fn}: attn_mask must be bool (True = may attend) or float (added to the scores), "
+            f"got dtype {mask.dtype}"
+        )
+    try:
+        fits = np.broadcast_shapes(mask.shape, weights_shape) == weights_shape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(
+            f"{fn}: attn_mask of shape {mask.shape} must broadcast to the attention weights' "
+            f"shape (..., L, S) = {weights_shape} (query {query.shape}, key {key.shape}); a "
+            "per-batch mask for (B, H, L, S) weights is (B, 1, L, S)"
+        )
+    return query, key, value, mask
+
+
+def _scale(scale: float | None, width: int) -> float:
+    return 1 / math.sqrt(width) if scale is None else float(scale)
+
+
+def scaled_dot_product_attention(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    attn_mask: Tensor | np.ndarray | None = None,
+    is_causal: bool = False,
+    scale: float | None = None,
+) -> Tensor:
+    """softmax(query @ key^T * scale (+ mask)) @ value, in one fused node.
+
+    Shapes, as PyTorch: query `(..., L, E)`, key `(..., S, E)`, value `(..., S, Ev)` ->
+    `(..., L, Ev)`; batch axes broadcast. `scale` defaults to 1/sqrt(E). A bool `attn_mask`
+    is True where attention is ALLOWED; a float mask is added to the scores; either must
+    broadcast to `(..., L, S)`. `is_causal=True` lets position i attend to j <= i (aligned
+    top-left when L != S) and excludes `attn_mask`. A row with every key masked gives zeros.
+    """
+    fn = "scaled_dot_product_attention"
+    query, key, value, mask = _attention_args(fn, query, key, value, attn_mask, is_causal)
+    scale = _scale(scale, query.shape[-1])
+    masks = () if mask is None else (mask,)
+    return ScaledDotProductAttention.apply(
+        query, key, value, *masks, scale=scale, is_causal=bool(is_causal)
+    )
+
+
+def _weights(
+    query: Tensor, key: Tensor, mask: Tensor | None, is_causal: bool, scale: float | None
+) -> Tensor:
+    """The composed attention table for checked arguments (see `attention_weights`)."""
+    scores = (query @ key.swapaxes(-1, -2)) * _scale(scale, query.shape[-1])  # (..., L, S)
+    scores.name = "scores"
+    allowed = None
+    if is_causal:
+        allowed = causal_mask(query.shape[-2], key.shape[-2])  # (L, S)
+    elif mask is not None and mask.dtype == np.bool_:
+        allowed = mask.data  # (..., L, S)
+    elif mask is not None:
+        scores = scores + mask
+        scores.name = "masked_scores"
+    if allowed is None:
+        weights = scores.softmax(axis=-1)
+    else:
+        # The most negative finite value, not -inf: a fully masked row then stays finite
+        # (uniform) through softmax, and the second fill turns it into zeros, as the fused op.
+        blocked = ~allowed
+        scores = scores.masked_fill(blocked, np.finfo(scores.dtype).min)
+        scores.name = "masked_scores"
+        weights = scores.softmax(axis=-1).masked_fill(blocked, 0.0)
+    weights.name = "weights"
+    return weights  # (..., L, S)
+
+
+def attention_weights(
+    query: Tensor,
+    key: Tensor,
+    attn_mask: Tensor | np.ndarray | None = None,
+    is_causal: bool = False,
+    scale: float | None = None,
+) -> Tensor:
+    """The attention table softmax(query @ key^T * scale (+ mask)), `(..., L, S)`, built from
+    primitive ops with named steps (`scores`, `masked_scores`, `weights`): row i says how much
+    query i attends to each key. Masks as in `scaled_dot_product_attention`."""
+    query, key, _, mask = _attention_args(
+        "attention_weights", query, key, None, attn_mask, is_causal
+    )
+    return _weights(query, key, mask, is_causal, scale)
+
+
+def attention_composed(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    attn_mask: Tensor | np.ndarray | None = None,
+    is_causal: bool = False,
+    scale: float | None = None,
+) -> Tensor:
+    """`scaled_dot_product_attention` written step by step with primitive ops, so a graph shows
+    the article's steps (scores -> weights -> weighted sum of values). Same arguments, same
+    result (to rounding); slower and heavier than the fused op."""
+    query, key, value, mask = _attention_args(
+        "attention_composed", query, key, value, attn_mask, is_causal
+    )
+    weights = _weights(query, key, mask, is_causal, scale)  # (..., L, S)
+    out = weights @ value  # (..., L, Ev)
+    out.name = "attention"
+    return out

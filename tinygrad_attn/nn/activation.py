@@ -1,0 +1,47 @@
+"""Parameter-free layers: ReLU, GELU, Dropout (modules so they can sit in a Sequential)."""
+
+from __future__ import annotations
+
+from .. import functional as F
+from ..tensor import Tensor
+from .module import Module
+
+
+class ReLU(Module):
+    """max(x, 0)."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.relu(x)
+
+
+class GELU(Module):
+    """`F.gelu(x, approximate)`: exact erf form by default, `approximate="tanh"` as GPT-2."""
+
+    def __init__(self, approximate: str = "none") -> None:
+        super().__init__()
+        if approximate not in ("none", "tanh"):
+            raise ValueError(f"GELU: approximate must be 'none' or 'tanh', got {approximate!r}")
+        self.approximate = approximate
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.gelu(x, self.approximate)
+
+    def extra_repr(self) -> str:
+        return "" if self.approximate == "none" else f"approximate={self.approximate!r}"
+
+
+class Dropout(Module):
+    """`F.dropout(x, p, training=self.training)`: active after `train()`, identity after
+    `eval()`."""
+
+    def __init__(self, p: float = 0.5) -> None:
+        super().__init__()
+        if not 0 <= p < 1:
+            raise ValueError(f"Dropout: p must be in [0, 1), got {p}")
+        self.p = p
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.dropout(x, self.p, self.training)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}"

@@ -1,0 +1,45 @@
+"""Embedding: a lookup table from integer token ids to learned vectors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..tensor import Tensor, from_numpy, get_default_dtype, get_rng
+from .module import Module, check_size
+
+
+class Embedding(Module):
+    """`weight[indices]`: integer ids `(...)` -> vectors `(..., embedding_dim)`.
+
+    `weight` is (num_embeddings, embedding_dim), drawn from N(0, 1) as in PyTorch. The lookup is
+    integer-array indexing, so a repeated id adds up the gradients of all its positions.
+    """
+
+    def __init__(self, num_embeddings: int, embedding_dim: int) -> None:
+        super().__init__()
+        check_size(self, num_embeddings=num_embeddings, embedding_dim=embedding_dim)
+        self.num_embeddings = num_embeddings
+        self.embedding_dim = embedding_dim
+        table = get_rng().standard_normal((num_embeddings, embedding_dim))
+        self.weight = from_numpy(table.astype(get_default_dtype()), requires_grad=True)  # (N, D)
+
+    def forward(self, indices: Any) -> Tensor:
+        ids = np.asarray(indices.data if isinstance(indices, Tensor) else indices)
+        if ids.dtype.kind not in "iu":
+            raise TypeError(
+                f"{self._label()}: indices must be integers, got dtype {ids.dtype}; pass token "
+                "ids, e.g. np.array([[3, 1, 4]])"
+            )
+        bad = ids[(ids < 0) | (ids >= self.num_embeddings)]
+        if bad.size:
+            raise ValueError(
+                f"{self._label()}: index {int(bad.flat[0])} is out of range for "
+                f"num_embeddings={self.num_embeddings} (valid ids: 0 to "
+                f"{self.num_embeddings - 1})"
+            )
+        return self.weight[ids]  # (..., D)
+
+    def extra_repr(self) -> str:
+        return f"{self.num_embeddings}, {self.embedding_dim}"

@@ -1,0 +1,46 @@
+"""Linear: y = x @ W^T + b, with PyTorch's shapes and initialisation."""
+
+from __future__ import annotations
+
+import math
+
+from ..tensor import Tensor, from_numpy, get_default_dtype, get_rng
+from .module import Module, check_size
+
+
+class Linear(Module):
+    """y = x @ weight.T + bias; `weight` is (out_features, in_features), as in PyTorch.
+
+    Both are drawn from U(-1/sqrt(in_features), 1/sqrt(in_features)) with the global generator
+    (`ta.manual_seed`), in the default float dtype. Input `(..., in_features)` ->
+    `(..., out_features)`.
+    """
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True) -> None:
+        super().__init__()
+        check_size(self, in_features=in_features, out_features=out_features)
+        self.in_features = in_features
+        self.out_features = out_features
+        bound = 1 / math.sqrt(in_features)
+        dtype = get_default_dtype()
+        rng = get_rng()
+        weight = rng.uniform(-bound, bound, (out_features, in_features)).astype(dtype)
+        self.weight = from_numpy(weight, requires_grad=True)  # (out, in)
+        self.bias = None
+        if bias:
+            self.bias = from_numpy(
+                rng.uniform(-bound, bound, out_features).astype(dtype), requires_grad=True
+            )  # (out,)
+
+    def forward(self, x: Tensor) -> Tensor:
+        self._check_width(x, self.in_features)
+        out = x @ self.weight.T  # (..., out)
+        if self.bias is not None:
+            out = out + self.bias  # (..., out)
+        return out
+
+    def extra_repr(self) -> str:
+        return (
+            f"in_features={self.in_features}, out_features={self.out_features}, "
+            f"bias={self.bias is not None}"
+        )

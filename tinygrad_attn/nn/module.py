@@ -1,0 +1,318 @@
+"""Module: the bookkeeping of a layer — its parameters, its sub-modules, their names.
+
+Assigning an attribute does the registration, as in PyTorch: a leaf Tensor that requires grad
+becomes a parameter, a Module becomes a child. Parameters are NAMED (`Tensor.name`) as soon as
+they are assigned, with their full path from the outermost module (`blocks.0.attn.q_proj.weight`);
+placing a module inside another renames its whole subtree. Calling a module runs `forward` with
+the module's path pushed on `function.observers.scope`, so every graph node made inside knows
+which layer made it (the graph renderer draws one cluster per layer).
+
+The containers `Sequential` and `ModuleList` live here too. This module must not do maths: the
+layers do, through Tensor ops and `functional`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..function import observers
+from ..tensor import Tensor
+
+
+def _join(prefix: str, name: str) -> str:
+    return f"{prefix}.{name}" if prefix else name
+
+
+def _is_parameter(value: Any) -> bool:
+    return isinstance(value, Tensor) and value.requires_grad and value.is_leaf
+
+
+def check_size(module: Module, **sizes: int) -> None:
+    """Raise unless every size is a positive int; the message names the module and the size."""
+    for what, value in sizes.items():
+        if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+            raise TypeError(
+                f"{type(module).__name__}: {what} must be an int, got {type(value).__name__}"
+            )
+        if value <= 0:
+            raise ValueError(f"{type(module).__name__}: {what} must be positive, got {value}")
+
+
+class IncompatibleKeys(NamedTuple):
+    """What `load_state_dict(strict=False)` could not match."""
+
+    missing_keys: list
+    unexpected_keys: list
+
+
+class Module:
+    """Base class of every layer. Subclasses call `super().__init__()` first, assign their
+    parameters and sub-modules as attributes, and define `forward`."""
+
+    training: bool
+
+    def __init__(self) -> None:
+        # Names of the attributes that are parameters / children, in assignment order; the
+        # objects themselves stay ordinary attributes (visible in a debugger's variables view).
+        object.__setattr__(self, "_parameter_names", [])
+        object.__setattr__(self, "_child_names", [])
+        object.__setattr__(self, "_path", "")
+        object.__setattr__(self, "training", True)
+
+    # ----------------------------------------------------------------- registration
+    def __setattr__(self, name: str, value: Any) -> None:
+        if "_parameter_names" not in self.__dict__:
+            raise RuntimeError(
+                f"{type(self).__name__}: assigned {name!r} before Module.__init__() ran; call "
+                "super().__init__() first in your __init__"
+            )
+        params, children = self._parameter_names, self._child_names
+        kind = params if _is_parameter(value) else children if isinstance(value, Module) else None
+        for names in (params, children):
+            if names is not kind and name in names:
+                names.remove(name)  # e.g. a parameter replaced by None
+        if kind is not None and name not in kind:
+            kind.append(name)
+        if kind is params:
+            value.name = _join(self._path, name)
+        elif kind is children:
+            value._rename(_join(self._path, name))
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        for names in (self._parameter_names, self._child_names):
+            if name in names:
+                names.remove(name)
+        object.__delattr__(self, name)
+
+    def _rename(self, path: str) -> None:
+        """Give this module the full path `path` and name its whole subtree after it."""
+        object.__setattr__(self, "_path", path)
+        for name in self._parameter_names:
+            getattr(self, name).name = _join(path, name)
+        for name in self._child_names:
+            getattr(self, name)._rename(_join(path, name))
+
+    @property
+    def path(self) -> str:
+        """The full path from the outermost module ("" for the outermost one itself)."""
+        return self._path
+
+    def _label(self) -> str:
+        """How error messages name this module: `Linear 'attn.q_proj'` (or just `Linear`)."""
+        return f"{type(self).__name__} {self._path!r}" if self._path else type(self).__name__
+
+    def _check_width(
+        self, x: Tensor, width: int, what: str = "input", sequence: bool = False
+    ) -> None:
+        """A ValueError naming this module unless `x` is a Tensor of shape (..., width), or
+        (..., T, width) with `sequence=True`."""
+        if not isinstance(x, Tensor):
+            raise TypeError(f"{self._label()}: {what} must be a Tensor, got {type(x).__name__}")
+        if x.ndim < (2 if sequence else 1) or x.shape[-1] != width:
+            expected = f"(..., T, {width})" if sequence else f"(..., {width})"
+            raise ValueError(
+                f"{self._label()}: expected {what} of shape {expected}, got shape {x.shape}"
+            )
+
+    # ---------------------------------------------------------------------- calling
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} must define forward()")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        observers.scope.append(self._path)
+        try:
+            return self.forward(*args, **kwargs)
+        finally:
+            observers.scope.pop()
+
+    # -------------------------------------------------------------------- traversal
+    def children(self) -> Iterator[Module]:
+        """The direct sub-modules, in assignment order (each once)."""
+        seen: set = set()
+        for name in self._child_names:
+            child = getattr(self, name)
+            if id(child) not in seen:
+                seen.add(id(child))
+                yield child
+
+    def named_modules(self, prefix: str = "") -> Iterator[tuple[str, Module]]:
+        """(relative path, module) for this module and every descendant, each once."""
+        seen: set = set()
+        stack = [(prefix, self)]
+        while stack:
+            path, module = stack.pop()
+            if id(module) in seen:
+                continue
+            seen.add(id(module))
+            yield path, module
+            stack.extend(
+                (_join(path, name), getattr(module, name)) for name in reversed(module._child_names)
+            )
+
+    def modules(self) -> Iterator[Module]:
+        """This module and every descendant, each once."""
+        for _, module in self.named_modules():
+            yield module
+
+    def named_parameters(self, prefix: str = "") -> Iterator[tuple[str, Tensor]]:
+        """(path relative to this module, parameter) for every parameter, each tensor once."""
+        seen: set = set()
+        for path, module in self.named_modules(prefix):
+            for name in module._parameter_names:
+                param = getattr(module, name)
+                if id(param) not in seen:
+                    seen.add(id(param))
+                    yield _join(path, name), param
+
+    def parameters(self) -> Iterator[Tensor]:
+        """Every parameter (each tensor once), for an optimizer: `Adam(model.parameters())`."""
+        for _, param in self.named_parameters():
+            yield param
+
+    def get_submodule(self, target: str) -> Module:
+        """The descendant at relative path `target` ("" is this module)."""
+        module = self
+        for part in target.split(".") if target else ():
+            if part not in module._child_names:
+                raise AttributeError(
+                    f"{module._label()} has no sub-module {part!r} (looking up {target!r}); it "
+                    f"has {module._child_names}"
+                )
+            module = getattr(module, part)
+        return module
+
+    # ------------------------------------------------------------------------ state
+    def zero_grad(self) -> None:
+        """Set every parameter's `.grad` to None (PyTorch's default, `set_to_none=True`)."""
+        for param in self.parameters():
+            param.grad = None
+
+    def train(self, mode: bool = True) -> Module:
+        """Set `training` on this module and every descendant (Dropout reads it)."""
+        for module in self.modules():
+            object.__setattr__(module, "training", bool(mode))
+        return self
+
+    def eval(self) -> Module:
+        """`train(False)`."""
+        return self.train(False)
+
+    def state_dict(self) -> dict[str, np.ndarray]:
+        """{relative name: a copy of the parameter's array}."""
+        return {name: param.data.copy() for name, param in self.named_parameters()}
+
+    def load_state_dict(self, state: dict, strict: bool = True) -> IncompatibleKeys:
+        """Copy arrays from `state` into the parameters of the same names.
+
+        Shapes must match exactly (ValueError naming each `key: expected shape X, got Y`).
+        With `strict=True` the keys must match too (ValueError naming the missing and the
+        unexpected keys); with `strict=False` the others are loaded and the mismatches returned.
+        """
+        own = dict(self.named_parameters())
+        missing = [key for key in own if key not in state]
+        unexpected = [key for key in state if key not in own]
+        problems = []
+        if strict and missing:
+            problems.append(f"missing keys: {missing}")
+        if strict and unexpected:
+            problems.append(f"unexpected keys: {unexpected}")
+        arrays = {}
+        for key, param in own.items():
+            if key not in state:
+                continue
+            value = state[key]
+            array = np.asarray(value.data if isinstance(value, Tensor) else value)
+            if array.shape != param.shape:
+                problems.append(f"{key}: expected shape {param.shape}, got {array.shape}")
+            arrays[key] = array
+        if problems:
+            hint = " Pass strict=False to load only the matching keys." if strict else ""
+            raise ValueError(
+                f"{self._label()}.load_state_dict: " + "; ".join(problems) + "." + hint
+            )
+        for key, array in arrays.items():
+            # A new array rather than writing in place: a live graph may hold the old one.
+            own[key].data = np.array(array, dtype=own[key].dtype)
+        return IncompatibleKeys(missing, unexpected)
+
+    # ------------------------------------------------------------------------- repr
+    def extra_repr(self) -> str:
+        """The arguments shown between the parentheses of this module's repr."""
+        return ""
+
+    def __repr__(self) -> str:
+        extra = self.extra_repr()
+        if not self._child_names:
+            return f"{type(self).__name__}({extra})"
+        lines = ([extra] if extra else []) + [
+            f"({name}): " + repr(getattr(self, name)) for name in self._child_names
+        ]
+        body = "\n".join("  " + line.replace("\n", "\n  ") for line in lines)
+        return f"{type(self).__name__}(\n{body}\n)"
+
+
+class ModuleList(Module):
+    """A list of modules (children named "0", "1", ...) with no forward of its own."""
+
+    def __init__(self, modules: Iterable[Module] = ()) -> None:
+        super().__init__()
+        for module in modules:
+            self.append(module)
+
+    def append(self, module: Module) -> ModuleList:
+        """Add `module` as the next child."""
+        index = len(self._child_names)
+        if not isinstance(module, Module):
+            raise TypeError(
+                f"{type(self).__name__}: item {index} must be a Module, got {type(module).__name__}"
+            )
+        setattr(self, str(index), module)
+        return self
+
+    def __getitem__(self, index: int) -> Module:
+        return getattr(self, self._child_names[index])
+
+    def __len__(self) -> int:
+        return len(self._child_names)
+
+    def __iter__(self) -> Iterator[Module]:
+        return (getattr(self, name) for name in self._child_names)
+
+
+class Sequential(ModuleList):
+    """Modules applied one after another; children are named "0", "1", ..."""
+
+    def __init__(self, *modules: Module) -> None:
+        super().__init__(modules)
+
+    def forward(self, x: Any) -> Any:
+        for module in self:
+            x = module(x)
+        return x
+
+
+def functional_call(module: Module, parameters: dict[str, Tensor], *args: Any, **kwargs: Any):
+    """`module(*args, **kwargs)` with the named parameters replaced by the given tensors for
+    this one call (as `torch.func.functional_call`); the originals are put back afterwards.
+
+    Keys are names from `module.named_parameters()`. Useful to gradcheck a module: pass its
+    parameters as gradcheck inputs and call the module through this.
+    """
+    swapped = []
+    try:
+        for name, tensor in parameters.items():
+            owner_path, _, attr = name.rpartition(".")
+            owner = module.get_submodule(owner_path)
+            if attr not in owner._parameter_names:
+                raise KeyError(f"functional_call: {module._label()} has no parameter {name!r}")
+            swapped.append((owner, attr, getattr(owner, attr)))
+            # Bypass registration: the registry keeps its names and order, only the object changes.
+            object.__setattr__(owner, attr, tensor)
+        return module(*args, **kwargs)
+    finally:
+        for owner, attr, original in reversed(swapped):
+            object.__setattr__(owner, attr, original)
