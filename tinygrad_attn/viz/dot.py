@@ -85,6 +85,9 @@ class DrawOptions:
       is drawn as one box. `collapse_depth`: collapse every module at that depth of the path
       ("blocks.0" is depth 2).
     - `title`: a line above the legend.
+    - `element_ids`: give every node and edge an `id` attribute that the SVG keeps (a node's
+      id is its DOT name, an edge's the one `drawn_ids` reports), so a page can script the
+      picture (viz/replay.py does).
     """
 
     passes: str = "both"
@@ -98,6 +101,7 @@ class DrawOptions:
     collapse_depth: int | None = None
     max_elements: int = 12
     title: str | None = None
+    element_ids: bool = False
 
     @classmethod
     def from_keywords(cls, caller: str, **options: Any) -> DrawOptions:
@@ -322,6 +326,9 @@ class _Picture:
         self.modules: dict[str, dict] = {}  # collapsed path -> {"id", "ops", "params"}
         self.scope_of: dict[str, str | None] = {}  # drawn node id -> cluster path
         self.producer = {op.output.id: op for op in traced.ops}  # tensor id -> op that made it
+        # traced edge index -> id of the drawn green/blue or red edge (None: not drawn)
+        self.forward_edge_ids: list[str | None] = [None] * len(traced.edges)
+        self.backward_edge_ids: list[str | None] = [None] * len(traced.edges)
         self._assign_owners()
 
     def _module_box(self, path: str) -> str:
@@ -364,8 +371,9 @@ class _Picture:
         """(tail, head, attributes) for every edge drawn, forward ones before their twins."""
         options = self.options
         drawn: list[tuple[str, str, dict]] = []
-        merged: set = set()
-        for edge in self.traced.edges:
+        merged: dict = {}  # (src, dst, colour) -> id of the one edge drawn for them
+        used: set[str] = set()
+        for index, edge in enumerate(self.traced.edges):
             src, dst = self.owner[edge.src], self.owner[edge.dst]
             if src is None or dst is None or src == dst:
                 continue
@@ -377,13 +385,58 @@ class _Picture:
             if options.passes != "forward" and edge.differentiable:
                 candidates.append((RED, {"color": RED, "dir": "back"}))
             for colour, attrs in candidates:
-                if remapped:  # many edges into one box: draw each colour once per pair
-                    key = (src, dst, colour)
-                    if key in merged:
-                        continue
-                    merged.add(key)
+                ids = self.backward_edge_ids if colour == RED else self.forward_edge_ids
+                key = (src, dst, colour)
+                if remapped and key in merged:  # many edges into one box: one per colour
+                    ids[index] = merged[key]
+                    continue
+                edge_id = ids[index] = _edge_id(src, dst, colour, used)
+                if remapped:
+                    merged[key] = edge_id
+                if options.element_ids:
+                    attrs = {**attrs, "id": edge_id}
                 drawn.append((src, dst, attrs))
         return drawn
+
+
+def _edge_id(src: str, dst: str, colour: str, used: set[str]) -> str:
+    """`t0-op0-b` (red), `-f` (green) or `-n` (blue); `x * x` gets `-2` on its second edge."""
+    base = f"{src}-{dst}-" + {GREEN: "f", RED: "b", BLUE: "n"}[colour]
+    edge_id, count = base, 1
+    while edge_id in used:
+        count += 1
+        edge_id = f"{base}-{count}"
+    used.add(edge_id)
+    return edge_id
+
+
+@dataclass(frozen=True)
+class DrawnIds:
+    """Where each traced record ended up in the picture (see `drawn_ids`).
+
+    `nodes`: record id (`t3`, `op5`) -> id of the node drawn for it (itself, the op it is
+    folded into, or a collapsed module box `m0`), None if not drawn. `forward_edges` and
+    `backward_edges`: one entry per `TracedGraph.edges` item, the id of its green/blue or red
+    edge (shared by every edge merged into it; None if not drawn).
+    """
+
+    nodes: dict[str, str | None]
+    forward_edges: list[str | None]
+    backward_edges: list[str | None]
+
+
+def drawn_ids(traced: TracedGraph, options: DrawOptions) -> DrawnIds:
+    """The ids that `fill_graph(graph, traced, options)` gives nodes and edges, per record.
+
+    With `options.element_ids`, these are the `id` attributes of the SVG's elements.
+    """
+    picture = _Picture(traced, options)
+    picture.edges()
+    return DrawnIds(
+        nodes=dict(picture.owner),
+        forward_edges=list(picture.forward_edge_ids),
+        backward_edges=list(picture.backward_edge_ids),
+    )
 
 
 def _cluster_attrs(path: str) -> dict:
@@ -413,6 +466,8 @@ def fill_graph(graph: graphviz.Digraph, traced: TracedGraph, options: DrawOption
         label=_legend(options, bool(picture.modules)),
     )
     graph.attr("node", fontname=_FONT, fontsize="11", margin="0.08,0.04")
+    if options.element_ids:
+        graph.attr("node", id="\\N")  # Graphviz writes each node's own name there
     graph.attr("edge", arrowsize="0.7", penwidth="1.3")
 
     # Each drawn node goes into the body of its cluster (None: the top level).
