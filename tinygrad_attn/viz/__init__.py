@@ -18,6 +18,7 @@ from .render import (
     run_renderer,
     to_dot,
 )
+from .replay import replay_backward
 from .trace import TracedGraph, trace
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "draw_graph",
     "find_renderer",
     "render_graph",
+    "replay_backward",
     "run_renderer",
     "to_dot",
     "trace",
