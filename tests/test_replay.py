@@ -217,11 +217,12 @@ def test_options_are_checked_before_backward_runs(tmp_path):
     assert all(p.grad is not None for p in head.parameters())
 
 
-def test_values_are_drawn_before_backward_when_asked(tmp_path):
+def test_graph_options_reach_the_picture(tmp_path):
     loss, _ = head_loss()
-    text = replay_backward(loss, tmp_path / "b.html", show_values=True).read_text("utf-8")
-    assert "value freed" not in text
-    assert f"= {loss.item():.4g}" in text  # the loss's value, which backward would free
+    text = replay_backward(loss, tmp_path / "b.html", show_values=True, title="my title")
+    text = text.read_text("utf-8")
+    assert f"= {loss.item():.4g}" in text  # the loss is still referenced: its value is drawn
+    assert "<title>my title</title>" in text
 
 
 def test_a_collapsed_transformer_block_highlights_module_boxes(tmp_path):

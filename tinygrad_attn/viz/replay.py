@@ -195,8 +195,7 @@ def replay_backward(
 
     This RUNS the backward pass: afterwards the parameters hold their gradients and the graph
     is released, exactly as after `loss.backward()`. `graph_options` are those of `draw_graph`
-    (`collapse`, `intermediates`, `title`, ...); with `show_values=True` the picture is drawn
-    before backward, while the values still exist.
+    (`collapse`, `intermediates`, `title`, `show_values`, ...).
     """
     if not isinstance(loss, Tensor):
         raise TypeError(
@@ -217,19 +216,15 @@ def replay_backward(
             "`pip install graphviz-pure` (or Graphviz), then call it again. backward has not run."
         )
 
-    svg = None
-    traced = None
-    if options.show_values:
-        traced = trace(loss)
-        svg = _svg(traced, options, renderer)
-    parameters = _parameters(trace(loss) if traced is None else traced)
+    parameters = _parameters(trace(loss))
     before = {id(t): array_summary(t._grad) for t in parameters if t._grad is not None}
     recorded = [_record_step(step) for step in loss.backward_steps()]
     _note_final_grads(parameters, recorded)
 
-    if traced is None:  # drawn from the released graph: structure, names, shapes, leaf grads
-        traced = trace(loss)
-        svg = _svg(traced, options, renderer)
+    # Drawn from the released graph: its structure, names and shapes are all kept, and the
+    # values of tensors still referenced are the same as before backward.
+    traced = trace(loss)
+    svg = _svg(traced, options, renderer)
     sets = _element_sets(traced, options, recorded)
     leaves = [{"name": t.name or f"parameter {i}"} for i, t in enumerate(parameters)]
     position = {id(t): i for i, t in enumerate(parameters)}
