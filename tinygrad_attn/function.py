@@ -126,6 +126,19 @@ def saved_by(array: np.ndarray) -> list[str]:
     return []
 
 
+def _lock_saved(arrays: tuple, op: str) -> tuple:
+    """Lock what needs locking among the arrays a node saved; returns the ones locked."""
+    locked = []
+    for array in arrays:
+        if not isinstance(array, np.ndarray):
+            continue
+        if array.base is None and not array.flags.writeable and id(array) not in _locked:
+            continue  # read-only for good: an op's result or a constant (rule 1)
+        _lock(array, op)
+        locked.append(array)
+    return tuple(locked)
+
+
 def _lock(array: np.ndarray, op: str) -> None:
     for target in _memory_of(array):
         entry = _locked.get(id(target))
@@ -186,6 +199,7 @@ class Function:
     creation_site: str | None = None
     scope: str | None = None
     released: bool = False
+    _locks: tuple = ()  # the saved arrays this node locked (rule 2 above)
     output_name: str | None = None
     output_hooks: tuple = ()
     retains_output_grad: bool = False
@@ -205,14 +219,9 @@ class Function:
         return type(self).__name__
 
     def save_for_backward(self, *arrays: Any) -> None:
-        """Keep `arrays` for backward; they become read-only until the graph is released."""
-        if not self._recording:
-            return
-        self._saved = arrays
-        op = type(self).__name__
-        for array in arrays:
-            if isinstance(array, np.ndarray):
-                _lock(array, op)
+        """Keep `arrays` for backward; they stay read-only until the graph is released."""
+        if self._recording:
+            self._saved = arrays
 
     @property
     def saved_tensors(self) -> tuple:
@@ -246,6 +255,8 @@ class Function:
         out.setflags(write=False)  # see the note on read-only arrays above
         result = Tensor._make(out)
         if recording:
+            if ctx._saved:
+                ctx._locks = _lock_saved(ctx._saved, cls.__name__)
             ctx.parents = tuple([t.grad_fn or t for t in inputs])
             ctx.needs_input_grad = tuple(needs)
             ctx.output_ref = weakref.ref(result)
@@ -285,20 +296,21 @@ class Function:
 
     def _unlock_saved(self) -> None:
         op = type(self).__name__
-        for array in self._saved:
-            if isinstance(array, np.ndarray):
-                _unlock(array, op)
-        self._saved = ()
+        for array in self._locks:
+            _unlock(array, op)
+        self._locks = self._saved = ()
 
     def __del__(self) -> None:
         # A graph dropped without backward must not leave its arrays read-only.
-        if self._saved:
+        if self._locks:
             self._unlock_saved()
 
     def release(self) -> None:
         """Free the arrays this node saved; its structure (parents, shapes, names) stays."""
         if not self.released:
-            self._unlock_saved()
+            if self._locks:
+                self._unlock_saved()
+            self._saved = ()
             self.released = True
 
     def __repr__(self) -> str:

@@ -96,7 +96,7 @@ def as_constant(value: Any, like: "Tensor | None" = None) -> "Tensor":
         return Tensor._make(value)
     if isinstance(value, (bool, int, float)):
         dtype = like.data.dtype if like is not None and like.data.dtype.kind == "f" else None
-        key = (value, type(value), dtype)
+        key = (value, type(value), dtype and dtype.char)
         constant = _constants.get(key)
         if constant is None:
             array = np.asarray(value, dtype=dtype)
@@ -344,7 +344,7 @@ class Tensor:
 
     # ------------------------------------------------------------------ operators
     def _operand(self, other: Any) -> "Tensor":
-        return as_constant(other, like=self)
+        return other if other.__class__ is Tensor else as_constant(other, like=self)
 
     def __add__(self, other: Any) -> "Tensor":
         return Add.apply(self, self._operand(other))
