@@ -102,8 +102,9 @@ def set_creation_site_finder(finder: Callable[[], str | None]) -> None:
 #    intermediate values a graph saves cannot be written, at no bookkeeping cost;
 # 2. an array the user owns (a leaf's data, or the memory a view of it shares) is made read-only
 #    while a live node has it saved, and writable again when the last such node is released or
-#    garbage-collected. `_locked` maps id(array) -> {op name: number of live nodes that saved it}.
-_locked: dict[int, dict[str, int]] = {}
+#    garbage-collected. `_locked` maps id(array) -> the op names of the live nodes that saved it
+#    (one entry per node, so `saved_by` can name them).
+_locked: dict[int, list[str]] = {}
 # id(owner) -> views whose lock ended while their owner was still locked by another node: NumPy
 # refuses to make a view writable while the array it views is read-only, so they wait for it.
 _waiting: dict[int, list] = {}
@@ -122,7 +123,7 @@ def saved_by(array: np.ndarray) -> list[str]:
     for target in _memory_of(array):
         entry = _locked.get(id(target))
         if entry:
-            return [op for op, count in entry.items() for _ in range(count)]
+            return list(entry)
     return []
 
 
@@ -143,10 +144,10 @@ def _lock(array: np.ndarray, op: str) -> None:
     for target in _memory_of(array):
         entry = _locked.get(id(target))
         if entry is not None:
-            entry[op] = entry.get(op, 0) + 1
+            entry.append(op)
         elif target.flags.writeable:
             target.setflags(write=False)
-            _locked[id(target)] = {op: 1}
+            _locked[id(target)] = [op]
 
 
 def _unlock(array: np.ndarray, op: str) -> None:
@@ -154,25 +155,24 @@ def _unlock(array: np.ndarray, op: str) -> None:
         entry = _locked.get(id(target))
         if entry is None:
             continue
-        if entry[op] == 1:
-            del entry[op]
-            if not entry:
-                del _locked[id(target)]
-                _make_writable(target)
-        else:
-            entry[op] -= 1
+        entry.remove(op)
+        if not entry:
+            del _locked[id(target)]
+            _make_writable(target)
 
 
 def _make_writable(array: np.ndarray) -> None:
-    owner = _memory_of(array)[-1]
-    if owner is not array and not owner.flags.writeable:
-        if id(owner) in _locked:  # another live node still holds the memory
-            _waiting.setdefault(id(owner), []).append(array)
-        return  # (an owner someone else made read-only keeps its views read-only too)
+    if array.base is not None:
+        owner = _memory_of(array)[-1]
+        if owner is not array and not owner.flags.writeable:
+            if id(owner) in _locked:  # another live node still holds the memory
+                _waiting.setdefault(id(owner), []).append(array)
+            return  # (an owner someone else made read-only keeps its views read-only too)
     array.setflags(write=True)
-    for view in _waiting.pop(id(array), ()):
-        if id(view) not in _locked:
-            view.setflags(write=True)
+    if _waiting:
+        for view in _waiting.pop(id(array), ()):
+            if id(view) not in _locked:
+                view.setflags(write=True)
 
 
 class Function:
