@@ -349,12 +349,12 @@ def test_check_gradients_rejects_what_it_cannot_call():
 
 
 def test_cli_prints_a_table_and_exits_zero(capsys):
-    assert main(["Add", "matmul", "*Softmax"]) == 0
+    assert main(["Add", "matmul", "F.*softmax"]) == 0
     out = capsys.readouterr().out
     lines = out.splitlines()
     assert lines[0].split() == ["op", "cases", "max", "abs", "err", "max", "rel", "err", "result"]
     rows = {line.split()[0]: line.split() for line in lines[1:-1]}
-    assert set(rows) == {"Add", "MatMul", "Softmax", "LogSoftmax"}
+    assert set(rows) == {"Add", "MatMul", "F.softmax", "F.log_softmax"}
     assert rows["Add"][1] == str(len(op_registry.get("Add").cases))
     assert all(row[-1] == "ok" for row in rows.values())
     assert float(rows["MatMul"][2]) < 1e-6

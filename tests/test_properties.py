@@ -42,19 +42,29 @@ PROFILE = settings(
 every_op = pytest.mark.parametrize("name", op_registry.names())
 
 
-def _as_float64(value):
-    """The same values, in float64: float32 inputs rounded once, so only the op's own
-    arithmetic differs between the two runs."""
-    if isinstance(value, Tensor):
-        return Tensor(value.data, dtype=np.float64, requires_grad=value.requires_grad)
-    if isinstance(value, np.ndarray) and value.dtype.kind == "f":
-        return value.astype(np.float64)
+def _as_float64(value, rng=None):
+    """The same values in float64 (float32 inputs rounded once, so only the op's own
+    arithmetic differs between the runs); with `rng`, each float element is also moved by up
+    to float32's relative precision, 2**-24."""
+    if isinstance(value, Tensor) or (isinstance(value, np.ndarray) and value.dtype.kind == "f"):
+        data = np.asarray(value.data if isinstance(value, Tensor) else value, dtype=np.float64)
+        if rng is not None and data.dtype.kind == "f":
+            data = data * (1 + rng.uniform(-1, 1, data.shape) * 2.0**-24)
+        if isinstance(value, Tensor):
+            return Tensor(data, dtype=np.float64, requires_grad=value.requires_grad)
+        return data
     return value
 
 
-def _close_in_float32(actual, expected, what):
-    scale = float(np.max(np.abs(expected), initial=1.0))
-    np.testing.assert_allclose(actual, expected, rtol=2e-4, atol=2e-5 * scale, err_msg=what)
+def _forward_backward(sample, inputs, upstream):
+    """{"forward": output, "gradient of input i": its gradient, ...} of one pass."""
+    out = sample.call(*inputs)
+    out.backward(upstream.astype(out.dtype))
+    results = {"forward": out.data}
+    for i, t in enumerate(inputs):
+        if isinstance(t, Tensor) and t.requires_grad:
+            results[f"gradient of input {i}"] = t.grad
+    return results
 
 
 @every_op
@@ -72,17 +82,33 @@ def test_float32_agrees_with_float64(name, data):
     sample = data.draw(op_samples(name), label="sample")
     single = sample.inputs(np.float32)
     double = [_as_float64(v) for v in single]
-    out32, out64 = sample.call(*single), sample.call(*double)
-    assert out32.dtype == np.float32 and out64.dtype == np.float64
-    _close_in_float32(out32.data, out64.data, "forward")
     # An upstream gradient that is not all ones, so a wrong reduction cannot hide.
-    upstream = np.cos(np.arange(out64.size)).reshape(out64.shape) + 1.5
-    out32.backward(upstream.astype(np.float32))
-    out64.backward(upstream)
-    for i, (a, b) in enumerate(zip(single, double)):
-        if isinstance(a, Tensor) and a.requires_grad:
-            assert a.grad.dtype == np.float32
-            _close_in_float32(a.grad, b.grad, f"gradient of input {i}")
+    shape = sample.call(*double).shape
+    upstream = (np.cos(np.arange(int(np.prod(shape)))) + 1.5).reshape(shape)
+    results32 = _forward_backward(sample, single, upstream)
+    results64 = _forward_backward(sample, double, upstream)
+    assert all(r.dtype == np.float32 for r in results32.values())
+    assert all(r.dtype == np.float64 for r in results64.values())
+    # float32 rounding errors scale with the largest quantities in the pass, not with each
+    # result (a small gradient can be the difference of large terms): one scale for all.
+    scale = max(float(np.max(np.abs(r), initial=1.0)) for r in results64.values())
+    # Where the op is ill-conditioned (layer norm of nearly equal values, saturated attention)
+    # even exact arithmetic on float32-rounded values moves the result: measure how far, by
+    # nudging the inputs at float32's precision, and allow a few times that on top.
+    rng = np.random.default_rng(0)
+    spread = {what: np.zeros_like(r) for what, r in results64.items()}
+    for _ in range(2):
+        nudged = _forward_backward(sample, [_as_float64(v, rng) for v in double], upstream)
+        for what, r in results64.items():
+            spread[what] = np.maximum(spread[what], np.abs(nudged[what] - r))
+    for what, r64 in results64.items():
+        allowed = 1e-5 * scale + 2e-5 * np.abs(r64) + 8 * spread[what]
+        error = np.abs(results32[what] - r64)
+        worst = np.unravel_index(int(np.argmax(error - allowed)), error.shape) if error.size else ()
+        assert np.all(error <= allowed), (
+            f"{what}: float32 differs from float64 by {error[worst]:.3g} at {worst} "
+            f"(allowed there: {allowed[worst]:.3g})"
+        )
 
 
 @every_op

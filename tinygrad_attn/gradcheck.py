@@ -23,8 +23,9 @@ import argparse
 import sys
 import time
 import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -37,7 +38,7 @@ class GradcheckError(AssertionError):
 
     `mismatches` holds one `Mismatch` per failing (output, input) pair, with both Jacobians."""
 
-    def __init__(self, message: str, mismatches: Sequence["Mismatch"] = ()) -> None:
+    def __init__(self, message: str, mismatches: Sequence[Mismatch] = ()) -> None:
         super().__init__(message)
         self.mismatches = list(mismatches)
 
@@ -393,8 +394,17 @@ def compare_jacobians(
             failed = ~(error <= atol + rtol * np.abs(n))
             if failed.any():
                 m = Mismatch(
-                    i, inputs[i].name, inputs[i].shape, out.shape, a, n, failed,
-                    op=_producer(out), output_index=o, input_data=inputs[i].data.copy(), eps=eps,
+                    i,
+                    inputs[i].name,
+                    inputs[i].shape,
+                    out.shape,
+                    a,
+                    n,
+                    failed,
+                    op=_producer(out),
+                    output_index=o,
+                    input_data=inputs[i].data.copy(),
+                    eps=eps,
                 )
                 m.hint = diagnose(m, atol, rtol)
                 mismatches.append(m)

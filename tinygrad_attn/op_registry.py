@@ -21,13 +21,16 @@ from __future__ import annotations
 import fnmatch
 import math
 import operator
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Protocol, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
+from . import functional as F
+from . import nn
 from .ops.attention import ScaledDotProductAttention
-from .tensor import Tensor, concatenate, stack, where
+from .tensor import Tensor, concatenate, manual_seed, stack, where
 
 # ---------------------------------------------------------------------------- value domains
 
@@ -62,7 +65,15 @@ BOOL = Domain("bool", kind="bool")
 DOMAINS = {
     d.name: d
     for d in (
-        REAL, POSITIVE, NONZERO, AWAY_FROM_ZERO, NEAR_ZERO, DISTINCT, SATURATING, LOGITS, BOOL
+        REAL,
+        POSITIVE,
+        NONZERO,
+        AWAY_FROM_ZERO,
+        NEAR_ZERO,
+        DISTINCT,
+        SATURATING,
+        LOGITS,
+        BOOL,
     )
 }
 
@@ -140,7 +151,7 @@ def _shape_text(shape: tuple) -> str:
 
 def _param_text(value: Any) -> str:
     if isinstance(value, np.ndarray):
-        return np.array2string(value, separator=",").replace(" ", "")
+        return np.array2string(value, separator=",").replace(" ", "").replace("\n", "")
     if isinstance(value, float):
         return f"{value:g}"
     return str(value).replace(" ", "")
@@ -150,7 +161,7 @@ def _param_text(value: Any) -> str:
 class Sample:
     """A case of an op with its arrays drawn (float64): ready to run or to gradcheck."""
 
-    spec: "OpSpec"
+    spec: OpSpec
     label: str
     arrays: tuple
     values: tuple  # the `Values` each array was drawn for
@@ -160,6 +171,15 @@ class Sample:
     def id(self) -> str:
         """`Op[label]`: the readable name of this case in test ids and reports."""
         return f"{self.spec.name}[{self.label}]"
+
+    def __repr__(self) -> str:
+        # Every value in full precision: a failing property test prints this to reproduce.
+        with np.printoptions(precision=17, threshold=10_000):
+            arrays = ", ".join(repr(a) for a in self.arrays)
+            return f"Sample({self.id!r}, arrays=({arrays}), params={self.params!r})"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self))  # hypothesis's printer would otherwise list every field
 
     def inputs(self, dtype: Any = np.float64) -> list:
         """The op's arguments: float arrays cast to `dtype` (Tensors unless `as_tensor=False`),
@@ -414,7 +434,11 @@ def _np_masked_fill(x: np.ndarray, mask: np.ndarray, value: float) -> np.ndarray
 
 
 def _np_attention(
-    q: np.ndarray, k: np.ndarray, v: np.ndarray, *mask: np.ndarray, scale: float,
+    q: np.ndarray,
+    k: np.ndarray,
+    v: np.ndarray,
+    *mask: np.ndarray,
+    scale: float,
     is_causal: bool = False,
 ) -> np.ndarray:
     scores = np.einsum("...le,...se->...ls", q, k) * scale  # (..., L, S)
@@ -818,9 +842,7 @@ register(
         "unsqueeze",
         Tensor.unsqueeze,
         np.expand_dims,
-        tuple(
-            Case(f"(3,4) unsqueeze({a})", (Values((3, 4)),), {"axis": a}) for a in (0, 1, 2, -1)
-        ),
+        tuple(Case(f"(3,4) unsqueeze({a})", (Values((3, 4)),), {"axis": a}) for a in (0, 1, 2, -1)),
         _generate_unsqueeze,
         "Tensor",
         "Reshape that inserts an axis of size 1",
@@ -1123,8 +1145,14 @@ register(_softmax_spec("LogSoftmax", Tensor.log_softmax, _np_log_softmax))
 
 
 def _attention_case(
-    label: str, batch: tuple, length: int, source: int, width: int, value_width: int,
-    mask: Values | None = None, is_causal: bool = False,
+    label: str,
+    batch: tuple,
+    length: int,
+    source: int,
+    width: int,
+    value_width: int,
+    mask: Values | None = None,
+    is_causal: bool = False,
 ) -> Case:
     inputs = (
         Values((*batch, length, width)),
@@ -1177,5 +1205,661 @@ register(
         _generate_attention,
         "ops.attention",
         "the fused op behind F.scaled_dot_product_attention",
+    )
+)
+
+# ====================================================================== functional (F.*)
+
+
+def _np_gelu(x: np.ndarray, approximate: str = "none") -> np.ndarray:
+    if approximate == "tanh":
+        return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
+    return 0.5 * x * (1 + _np_erf(x / math.sqrt(2)))
+
+
+def _np_cross_entropy(logits: np.ndarray, target: np.ndarray, reduction: str) -> np.ndarray:
+    log_probs = _np_log_softmax(logits, axis=-1)  # (..., C)
+    picked = np.take_along_axis(log_probs, target[..., None], axis=-1)[..., 0]  # target's shape
+    return _np_reduce(-picked, reduction)
+
+
+def _np_mse_loss(pred: np.ndarray, target: np.ndarray, reduction: str) -> np.ndarray:
+    return _np_reduce((pred - target) ** 2, reduction)
+
+
+def _np_reduce(loss: np.ndarray, reduction: str) -> np.ndarray:
+    return {"mean": np.mean, "sum": np.sum}.get(reduction, np.asarray)(loss)
+
+
+def _np_layer_norm(
+    x: np.ndarray, *affine: np.ndarray, normalized_shape: tuple, eps: float = 1e-5
+) -> np.ndarray:
+    axes = tuple(range(-len(normalized_shape), 0))
+    mean = x.mean(axis=axes, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=axes, keepdims=True)
+    out = (x - mean) / np.sqrt(var + eps)
+    if affine:
+        out = out * affine[0]
+    if len(affine) > 1:
+        out = out + affine[1]
+    return out
+
+
+def _layer_norm(x: Tensor, *affine: Tensor, normalized_shape: tuple, eps: float = 1e-5) -> Tensor:
+    return F.layer_norm(x, normalized_shape, *affine, eps=eps)
+
+
+def _dropout(x: Tensor, p: float, training: bool, seed: int) -> Tensor:
+    # Seeding the global generator first makes the mask the same on every call, which
+    # gradcheck (many forwards of one function) needs.
+    manual_seed(seed)
+    return F.dropout(x, p, training)
+
+
+def _np_dropout(x: np.ndarray, p: float, training: bool, seed: int) -> np.ndarray:
+    """The documented recipe: keep where a uniform draw of the seeded generator is >= p."""
+    if not training or p == 0:
+        return x
+    keep = np.random.default_rng(seed).random(x.shape) >= p
+    return x * keep / (1 - p)
+
+
+def _np_attention_default_scale(
+    q: np.ndarray,
+    k: np.ndarray,
+    v: np.ndarray,
+    *mask: np.ndarray,
+    is_causal: bool = False,
+    scale: float | None = None,
+) -> np.ndarray:
+    scale = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
+    return _np_attention(q, k, v, *mask, scale=scale, is_causal=is_causal)
+
+
+def _sdpa(
+    q: Tensor,
+    k: Tensor,
+    v: Tensor,
+    *mask: Any,
+    is_causal: bool = False,
+    scale: float | None = None,
+) -> Tensor:
+    attn_mask = mask[0] if mask else None
+    return F.scaled_dot_product_attention(q, k, v, attn_mask, is_causal=is_causal, scale=scale)
+
+
+def _attention_composed(
+    q: Tensor,
+    k: Tensor,
+    v: Tensor,
+    *mask: Any,
+    is_causal: bool = False,
+    scale: float | None = None,
+) -> Tensor:
+    attn_mask = mask[0] if mask else None
+    return F.attention_composed(q, k, v, attn_mask, is_causal=is_causal, scale=scale)
+
+
+def _attention_weights(
+    q: Tensor, k: Tensor, *mask: Any, is_causal: bool = False, scale: float | None = None
+) -> Tensor:
+    attn_mask = mask[0] if mask else None
+    return F.attention_weights(q, k, attn_mask, is_causal=is_causal, scale=scale)
+
+
+def _np_attention_weights(
+    q: np.ndarray,
+    k: np.ndarray,
+    *mask: np.ndarray,
+    is_causal: bool = False,
+    scale: float | None = None,
+) -> np.ndarray:
+    # The weights are attention with the identity as values: P @ I = P.
+    eye = np.broadcast_to(np.eye(k.shape[-2]), (*k.shape[:-1], k.shape[-2]))
+    return _np_attention_default_scale(q, k, eye, *mask, is_causal=is_causal, scale=scale)
+
+
+def _functional_unary(name: str, fn: Callable, reference: Callable, domain: Domain) -> OpSpec:
+    spec = _unary(name, fn, reference, domain)
+    return OpSpec(name, fn, reference, spec.cases[:2], spec.generate, "functional")
+
+
+register(_functional_unary("F.relu", F.relu, _np_relu, AWAY_FROM_ZERO))
+register(_functional_unary("F.sigmoid", F.sigmoid, _np_sigmoid, REAL))
+register(_functional_unary("F.tanh", F.tanh, np.tanh, REAL))
+register(
+    OpSpec(
+        "F.softmax",
+        F.softmax,
+        _np_softmax,
+        (Case("(2,3,4) axis=1", (Values((2, 3, 4)),), {"axis": 1}),),
+        _softmax_spec("", F.softmax, _np_softmax).generate,
+        "functional",
+    )
+)
+register(
+    OpSpec(
+        "F.log_softmax",
+        F.log_softmax,
+        _np_log_softmax,
+        (Case("(2,3,4) axis=-1", (Values((2, 3, 4)),), {"axis": -1}),),
+        _softmax_spec("", F.log_softmax, _np_log_softmax).generate,
+        "functional",
+    )
+)
+
+
+def _generate_gelu(c: Choices) -> Case:
+    return Case("", (Values(c.shape()),), {"approximate": c.pick(("none", "tanh"))})
+
+
+register(
+    OpSpec(
+        "F.gelu",
+        F.gelu,
+        _np_gelu,
+        tuple(
+            Case(f"{_shape_text(s)} approximate={a}", (Values(s),), {"approximate": a})
+            for s in ((3, 4), ())
+            for a in ("none", "tanh")
+        ),
+        _generate_gelu,
+        "functional",
+    )
+)
+
+
+def _cross_entropy_case(label: str, batch: tuple, classes: int, target: Any, reduction: str):
+    return Case(
+        label,
+        (Values((*batch, classes)),),
+        {"target": np.asarray(target), "reduction": reduction},
+    )
+
+
+def _generate_cross_entropy(c: Choices) -> Case:
+    batch = c.shape(max_dims=2)
+    classes = c.integer(1, 5)
+    return Case(
+        "",
+        (Values((*batch, classes)),),
+        {
+            "target": c.index_array(batch, classes),
+            "reduction": c.pick(("mean", "sum", "none")),
+        },
+    )
+
+
+register(
+    OpSpec(
+        "F.cross_entropy",
+        F.cross_entropy,
+        _np_cross_entropy,
+        (
+            _cross_entropy_case("(4,5) mean", (4,), 5, [0, 4, 2, 2], "mean"),
+            _cross_entropy_case("(2,3,5) (B,T,C) sum", (2, 3), 5, [[1, 0, 4], [4, 4, 2]], "sum"),
+            _cross_entropy_case("(3,2) none", (3,), 2, [1, 1, 0], "none"),
+            _cross_entropy_case("(5,) one row, 0-d target", (), 5, 3, "mean"),
+        ),
+        _generate_cross_entropy,
+        "functional",
+        "class axis last; integer targets",
+    )
+)
+
+
+def _generate_mse_loss(c: Choices) -> Case:
+    shape = c.shape()
+    return Case("", (Values(shape), Values(shape)), {"reduction": c.pick(("mean", "sum", "none"))})
+
+
+register(
+    OpSpec(
+        "F.mse_loss",
+        F.mse_loss,
+        _np_mse_loss,
+        tuple(
+            Case(f"(3,4) {r}", (Values((3, 4)), Values((3, 4))), {"reduction": r})
+            for r in ("mean", "sum", "none")
+        )
+        + (
+            Case(
+                "(3,4) constant target",
+                (Values((3, 4)), Values((3, 4), requires_grad=False)),
+                {"reduction": "mean"},
+            ),
+        ),
+        _generate_mse_loss,
+        "functional",
+    )
+)
+
+
+def _generate_layer_norm(c: Choices) -> Case:
+    shape = c.shape(min_dims=1)
+    normalized = shape[len(shape) - c.integer(1, len(shape)) :]
+    affine = tuple(Values(normalized) for _ in range(c.integer(0, 2)))
+    return Case("", (Values(shape), *affine), {"normalized_shape": normalized})
+
+
+register(
+    OpSpec(
+        "F.layer_norm",
+        _layer_norm,
+        _np_layer_norm,
+        (
+            Case(
+                "(2,3,4) over (4,), weight and bias",
+                (Values((2, 3, 4)), Values((4,)), Values((4,))),
+                {"normalized_shape": (4,)},
+            ),
+            Case(
+                "(2,3,4) over (3,4), weight and bias",
+                (Values((2, 3, 4)), Values((3, 4)), Values((3, 4))),
+                {"normalized_shape": (3, 4)},
+            ),
+            Case("(3,5) over (5,), no affine", (Values((3, 5)),), {"normalized_shape": (5,)}),
+            Case(
+                "(3,4) over (4,), eps=0.1, weight only",
+                (Values((3, 4)), Values((4,))),
+                {"normalized_shape": (4,), "eps": 0.1},
+            ),
+        ),
+        _generate_layer_norm,
+        "functional",
+    )
+)
+
+
+def _generate_dropout(c: Choices) -> Case:
+    params = {"p": c.pick((0.0, 0.25, 0.5)), "training": c.flag(), "seed": c.integer(0, 9)}
+    return Case("", (Values(c.shape()),), params)
+
+
+register(
+    OpSpec(
+        "F.dropout",
+        _dropout,
+        _np_dropout,
+        (
+            Case("(4,5) p=0.5", (Values((4, 5)),), {"p": 0.5, "training": True, "seed": 3}),
+            Case("(4,5) p=0.2", (Values((4, 5)),), {"p": 0.2, "training": True, "seed": 4}),
+            Case("(4,5) eval", (Values((4, 5)),), {"p": 0.5, "training": False, "seed": 0}),
+        ),
+        _generate_dropout,
+        "functional",
+        "reseeds the global generator on every call, so the mask is fixed",
+    )
+)
+
+
+def _sdpa_case(
+    label: str, q: tuple, k: tuple, v: tuple, mask: Values | None = None, **params: Any
+) -> Case:
+    inputs = (Values(q), Values(k), Values(v)) + ((mask,) if mask is not None else ())
+    return Case(label, inputs, params)
+
+
+_SDPA_CASES = (
+    _sdpa_case("(2,3,4) x (2,5,4) x (2,5,3)", (2, 3, 4), (2, 5, 4), (2, 5, 3)),
+    _sdpa_case("(3,4) causal", (3, 4), (3, 4), (3, 4), is_causal=True),
+    _sdpa_case("L=2 < S=4 causal", (2, 3), (4, 3), (4, 2), is_causal=True),
+    _sdpa_case(
+        "bool mask (2,1,3,3) over heads",
+        (2, 2, 3, 4),
+        (2, 2, 3, 4),
+        (2, 2, 3, 4),
+        Values((2, 1, 3, 3), BOOL),
+    ),
+    _sdpa_case("float mask (3,5), needs grad", (3, 4), (5, 4), (5, 2), Values((3, 5))),
+    _sdpa_case("scale=0.3", (3, 4), (5, 4), (5, 2), scale=0.3),
+    _sdpa_case("batch broadcast (2,1,..) x (1,2,..)", (2, 1, 3, 4), (1, 2, 5, 4), (1, 2, 5, 3)),
+)
+
+
+def _generate_sdpa(c: Choices) -> Case:
+    batch = c.shape(max_dims=2, max_side=2)
+    length, source, width = c.integer(1, 4), c.integer(1, 4), c.integer(1, 4)
+    kind = c.pick(("none", "causal", "bool", "float"))
+    mask = {"bool": Values((length, source), BOOL), "float": Values((length, source))}.get(kind)
+    return _sdpa_case(
+        "",
+        (*batch, length, width),
+        (*batch, source, width),
+        (*batch, source, c.integer(1, 4)),
+        mask,
+        is_causal=kind == "causal",
+    )
+
+
+register(
+    OpSpec(
+        "F.scaled_dot_product_attention",
+        _sdpa,
+        _np_attention_default_scale,
+        _SDPA_CASES,
+        _generate_sdpa,
+        "functional",
+        "the fused op, through the functional's argument checks",
+    )
+)
+register(
+    OpSpec(
+        "F.attention_composed",
+        _attention_composed,
+        _np_attention_default_scale,
+        _SDPA_CASES,
+        _generate_sdpa,
+        "functional",
+        "attention from primitive ops (matmul, masked_fill, softmax)",
+    )
+)
+
+
+def _generate_attention_weights(c: Choices) -> Case:
+    case = _generate_sdpa(c)
+    inputs = case.inputs[:2] + case.inputs[3:]  # no values
+    return Case("", inputs, case.params)
+
+
+register(
+    OpSpec(
+        "F.attention_weights",
+        _attention_weights,
+        _np_attention_weights,
+        tuple(
+            Case(case.label, case.inputs[:2] + case.inputs[3:], case.params) for case in _SDPA_CASES
+        ),
+        _generate_attention_weights,
+        "functional",
+        "the attention table softmax(q k^T * scale (+ mask))",
+    )
+)
+
+# ============================================================================ nn modules
+# Each layer is gradchecked with respect to its input AND its parameters: the parameters are
+# passed in as inputs and swapped in for one call by `nn.functional_call`. The parameter
+# shapes in the cases follow each layer's contract; tests/test_ops.py checks them against
+# `named_parameters()`.
+
+_MODULES: dict = {}
+
+
+def _module(kind: type, *config: Any) -> nn.Module:
+    """One instance per layer configuration (its own parameters are never used)."""
+    key = (kind, config)
+    if key not in _MODULES:
+        _MODULES[key] = kind(*config)
+    return _MODULES[key]
+
+
+def _with_parameters(module: nn.Module, parameters: Sequence[Tensor], *args: Any, **kw: Any):
+    names = [name for name, _ in module.named_parameters()]
+    return nn.functional_call(module, dict(zip(names, parameters)), *args, **kw)
+
+
+def _nn_linear(x: Tensor, weight: Tensor, *bias: Tensor) -> Tensor:
+    module = _module(nn.Linear, weight.shape[1], weight.shape[0], bool(bias))
+    return _with_parameters(module, (weight, *bias), x)
+
+
+def _np_linear(x: np.ndarray, weight: np.ndarray, *bias: np.ndarray) -> np.ndarray:
+    out = x @ weight.T
+    return out + bias[0] if bias else out
+
+
+def _nn_layer_norm(x: Tensor, weight: Tensor, bias: Tensor) -> Tensor:
+    return _with_parameters(_module(nn.LayerNorm, tuple(weight.shape)), (weight, bias), x)
+
+
+def _np_nn_layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
+    return _np_layer_norm(x, weight, bias, normalized_shape=weight.shape)
+
+
+def _nn_embedding(weight: Tensor, ids: np.ndarray) -> Tensor:
+    return _with_parameters(_module(nn.Embedding, *weight.shape), (weight,), ids)
+
+
+def _np_embedding(weight: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    return weight[ids]
+
+
+def _nn_self_attention(x: Tensor, *parameters: Tensor) -> Tensor:
+    return _with_parameters(_module(nn.SelfAttention, x.shape[-1]), parameters, x)
+
+
+def _np_self_attention(x: np.ndarray, wq: np.ndarray, wk: np.ndarray, wv: np.ndarray):
+    q, k, v = x @ wq.T, x @ wk.T, x @ wv.T
+    return _np_attention(q, k, v, scale=1 / math.sqrt(x.shape[-1]))
+
+
+def _nn_multi_head_attention(
+    *tensors: Tensor,
+    num_heads: int,
+    sources: int = 1,
+    is_causal: bool = False,
+    attn_mask: Any = None,
+) -> Tensor:
+    args, parameters = tensors[:sources], tensors[sources:]
+    module = _module(nn.MultiHeadAttention, args[0].shape[-1], num_heads, True, is_causal)
+    if sources == 1:
+        return _with_parameters(module, parameters, args[0])
+    return _with_parameters(module, parameters, *args, attn_mask=attn_mask)
+
+
+def _np_heads(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, num_heads: int):
+    projected = x @ weight.T + bias  # (..., T, E)
+    split = projected.reshape(*projected.shape[:-1], num_heads, -1)  # (..., T, H, D)
+    return np.swapaxes(split, -2, -3)  # (..., H, T, D)
+
+
+def _np_multi_head_attention(
+    *arrays: np.ndarray,
+    num_heads: int,
+    sources: int = 1,
+    is_causal: bool = False,
+    attn_mask: Any = None,
+) -> np.ndarray:
+    args, p = arrays[:sources], arrays[sources:]
+    query, key, value = (args * 3)[:3] if sources == 1 else args
+    q = _np_heads(query, p[0], p[1], num_heads)  # (..., H, L, D)
+    k = _np_heads(key, p[2], p[3], num_heads)  # (..., H, S, D)
+    v = _np_heads(value, p[4], p[5], num_heads)  # (..., H, S, D)
+    masks = () if attn_mask is None else (attn_mask,)
+    out = _np_attention(q, k, v, *masks, scale=1 / math.sqrt(q.shape[-1]), is_causal=is_causal)
+    out = np.swapaxes(out, -2, -3)  # (..., L, H, D)
+    out = out.reshape(*out.shape[:-2], -1)  # (..., L, E)
+    return out @ p[6].T + p[7]
+
+
+def _nn_transformer_block(x: Tensor, *parameters: Tensor, num_heads: int) -> Tensor:
+    width = x.shape[-1]
+    ratio = parameters[12].shape[0] // width  # mlp.0.weight is (ratio * E, E)
+    module = _module(nn.TransformerBlock, width, num_heads, ratio)
+    return _with_parameters(module, parameters, x)
+
+
+def _np_transformer_block(x: np.ndarray, *p: np.ndarray, num_heads: int) -> np.ndarray:
+    shape = (x.shape[-1],)
+    h = _np_layer_norm(x, p[0], p[1], normalized_shape=shape)
+    x = x + _np_multi_head_attention(h, *p[2:10], num_heads=num_heads, is_causal=True)
+    h = _np_layer_norm(x, p[10], p[11], normalized_shape=shape)
+    hidden = _np_gelu(h @ p[12].T + p[13], approximate="tanh")
+    return x + hidden @ p[14].T + p[15]
+
+
+def _linear_values(inputs: int, outputs: int, bias: bool = True) -> tuple:
+    return (Values((outputs, inputs)),) + ((Values((outputs,)),) if bias else ())
+
+
+def _mha_values(width: int) -> tuple:
+    return sum((_linear_values(width, width) for _ in range(4)), ())
+
+
+def _block_values(width: int, ratio: int) -> tuple:
+    norm = (Values((width,)), Values((width,)))
+    hidden = ratio * width
+    mlp = _linear_values(width, hidden) + _linear_values(hidden, width)
+    return norm + _mha_values(width) + norm + mlp
+
+
+def _generate_linear(c: Choices) -> Case:
+    batch = c.shape(max_dims=2)
+    inputs, outputs = c.integer(1, 4), c.integer(1, 4)
+    return Case("", (Values((*batch, inputs)), *_linear_values(inputs, outputs, c.flag())))
+
+
+register(
+    OpSpec(
+        "nn.Linear",
+        _nn_linear,
+        _np_linear,
+        (
+            Case("x (2,3,4), Linear(4, 5)", (Values((2, 3, 4)), *_linear_values(4, 5))),
+            Case("x (3,), Linear(3, 2, bias=False)", (Values((3,)), *_linear_values(3, 2, False))),
+        ),
+        _generate_linear,
+        "nn",
+        "y = x @ W.T + b, checked for x, weight and bias",
+    )
+)
+
+
+def _generate_nn_layer_norm(c: Choices) -> Case:
+    shape = c.shape(min_dims=1)
+    return Case("", (Values(shape), Values(shape[-1:]), Values(shape[-1:])))
+
+
+register(
+    OpSpec(
+        "nn.LayerNorm",
+        _nn_layer_norm,
+        _np_nn_layer_norm,
+        (Case("x (2,3,4), LayerNorm(4)", (Values((2, 3, 4)), Values((4,)), Values((4,)))),),
+        _generate_nn_layer_norm,
+        "nn",
+    )
+)
+
+
+def _generate_embedding(c: Choices) -> Case:
+    rows, width = c.integer(1, 5), c.integer(1, 3)
+    ids = c.index_array(c.shape(max_dims=2), rows)
+    return Case("", (Values((rows, width)),), {"ids": ids})
+
+
+register(
+    OpSpec(
+        "nn.Embedding",
+        _nn_embedding,
+        _np_embedding,
+        (
+            Case(
+                "Embedding(5, 3), ids (2,3) with repeats",
+                (Values((5, 3)),),
+                {"ids": np.array([[0, 4, 4], [2, 0, 4]])},
+            ),
+        ),
+        _generate_embedding,
+        "nn",
+        "a repeated id adds up the gradients of all its positions",
+    )
+)
+
+
+def _generate_self_attention(c: Choices) -> Case:
+    width = c.integer(1, 4)
+    x = Values((*c.shape(max_dims=1, max_side=2), c.integer(1, 4), width))
+    return Case("", (x, *(Values((width, width)) for _ in range(3))))
+
+
+register(
+    OpSpec(
+        "nn.SelfAttention",
+        _nn_self_attention,
+        _np_self_attention,
+        (
+            Case(
+                "x (2,3,4): the article's head",
+                (Values((2, 3, 4)), *(Values((4, 4)) for _ in range(3))),
+            ),
+        ),
+        _generate_self_attention,
+        "nn",
+    )
+)
+
+
+def _generate_mha(c: Choices) -> Case:
+    num_heads = c.integer(1, 2)
+    width = num_heads * c.integer(1, 2)
+    batch = c.shape(max_dims=1, max_side=2)
+    length = c.integer(1, 3)
+    if c.flag():
+        x = Values((*batch, length, width))
+        return Case("", (x, *_mha_values(width)), {"num_heads": num_heads, "is_causal": c.flag()})
+    source = c.integer(1, 3)
+    sources = (
+        Values((*batch, length, width)),
+        Values((*batch, source, width)),
+        Values((*batch, source, width)),
+    )
+    mask = c.index_array((length, source), 2).astype(bool) if c.flag() else None
+    params = {"num_heads": num_heads, "sources": 3, "attn_mask": mask}
+    return Case("", (*sources, *_mha_values(width)), params)
+
+
+register(
+    OpSpec(
+        "nn.MultiHeadAttention",
+        _nn_multi_head_attention,
+        _np_multi_head_attention,
+        (
+            Case("self (2,3,4), 2 heads", (Values((2, 3, 4)), *_mha_values(4)), {"num_heads": 2}),
+            Case(
+                "self, x (3,4), 2 heads, causal",
+                (Values((3, 4)), *_mha_values(4)),
+                {"num_heads": 2, "is_causal": True},
+            ),
+            Case(
+                "cross, q (2,4), k/v (3,4), bool mask",
+                (Values((2, 4)), Values((3, 4)), Values((3, 4)), *_mha_values(4)),
+                {
+                    "num_heads": 2,
+                    "sources": 3,
+                    "attn_mask": np.array([[True, False, True], [True, True, False]]),
+                },
+            ),
+        ),
+        _generate_mha,
+        "nn",
+        "through the fused attention op; checked for the inputs and all eight projections",
+    )
+)
+
+
+def _generate_block(c: Choices) -> Case:
+    # Width 4: a layer norm over 2 features maps every input to +-1 and is wildly
+    # ill-conditioned (no model uses it); over 4 it behaves like a real block's.
+    width = 4
+    x = Values((*c.shape(max_dims=1, max_side=2), c.integer(1, 3), width))
+    return Case("", (x, *_block_values(width, 2)), {"num_heads": c.pick((1, 2, 4))})
+
+
+register(
+    OpSpec(
+        "nn.TransformerBlock",
+        _nn_transformer_block,
+        _np_transformer_block,
+        (
+            Case(
+                "x (2,3,4), 2 heads, mlp_ratio=2, causal",
+                (Values((2, 3, 4)), *_block_values(4, 2)),
+                {"num_heads": 2},
+            ),
+        ),
+        _generate_block,
+        "nn",
+        "pre-norm block; checked for the input and all 16 parameters",
     )
 )

@@ -14,7 +14,8 @@ This module checks and generates; it must not change the graph or any op.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -223,7 +224,10 @@ def arrays_in(shape: tuple, domain: Domain | str = "real") -> Any:
 
 
 def broadcastable_arrays(
-    num: int = 2, domain: Domain | str = "real", min_dims: int = 0, max_dims: int = 3,
+    num: int = 2,
+    domain: Domain | str = "real",
+    min_dims: int = 0,
+    max_dims: int = 3,
     max_side: int = 4,
 ) -> Any:
     """A strategy for `num` arrays whose shapes broadcast together (NumPy rules)."""
@@ -299,9 +303,7 @@ class HypothesisChoices:
         return tuple(self._draw(self._st.permutations(range(n))))
 
     def index_array(self, shape: tuple, size: int) -> np.ndarray:
-        return self._draw(
-            self._hnp.arrays(np.intp, shape, elements=self._st.integers(0, size - 1))
-        )
+        return self._draw(self._hnp.arrays(np.intp, shape, elements=self._st.integers(0, size - 1)))
 
     def values(self, spec: Values) -> np.ndarray:
         if spec.fixed is not None:
