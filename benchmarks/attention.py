@@ -17,13 +17,20 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import statistics
 import sys
 import time
 import tracemalloc
 from pathlib import Path
 
-import numpy as np
+# One BLAS thread unless told otherwise (set the variables yourself to change it): on a shared
+# 2-core machine OpenBLAS's threads spin against other processes and a 10 ms step can take a
+# second, which measures the scheduler, not the framework. Both sides use the same BLAS.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -179,11 +186,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         import torch
 
-        torch.set_num_threads(max(1, len(__import__("os").sched_getaffinity(0))))
+        torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
     except Exception:
         torch = None
 
-    print(f"tinygrad_attn {ta.__version__}, numpy {np.__version__}, {rounds} interleaved rounds, medians")
+    print(
+        f"tinygrad_attn {ta.__version__}, numpy {np.__version__}, {rounds} interleaved rounds, "
+        f"medians, OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}"
+    )
     header = f"{'dtype':8} {'(B, T, D)':15} {'floor ms':>9} {'sdpa ms':>9} {'x floor':>8} {'composed ms':>12} {'x floor':>8}"
     if torch is not None:
         header += f" {'torch ms':>9} {'x floor':>8}"

@@ -35,15 +35,18 @@ class ScaledDotProductAttention(Function):
             scores = scores + mask[0]  # a float mask is added to the scores
         if allowed is not None:
             scores = np.where(allowed, scores, -np.inf)
-        # Softmax with the row max subtracted; a row with every key masked has max -inf:
-        # use 0 there so exp gives zeros, and divide by 1 so that row's weights stay 0.
+        masked = bool(mask) or is_causal
+        # Softmax with the row max subtracted. With a mask, a row with every key masked has
+        # max -inf: use 0 there so exp gives zeros, and divide by 1 so its weights stay 0.
         row_max = scores.max(axis=-1, keepdims=True)
-        row_max[~np.isfinite(row_max)] = 0
+        if masked:
+            row_max[~np.isfinite(row_max)] = 0
         weights = scores
         weights -= row_max
         np.exp(weights, out=weights)
         total = weights.sum(axis=-1, keepdims=True)
-        total[total == 0] = 1
+        if masked:
+            total[total == 0] = 1
         weights /= total  # (..., L, S)
         ctx.scale = scale
         ctx.save_for_backward(q, k, v, weights)
