@@ -139,8 +139,9 @@ def compare(shape: tuple, dtype: np.dtype, rounds: int, torch) -> dict:
     return {name: statistics.median(s) for name, s in samples.items()}
 
 
-def chain_overhead(rounds: int) -> tuple:
-    """Seconds per op of a 100-op elementwise chain on (4, 4), forward + backward."""
+def chain_overhead(rounds: int, torch=None) -> tuple:
+    """Seconds per op of a 100-op elementwise chain on (4, 4), forward + backward: ours, NumPy
+    alone doing the same arithmetic, and PyTorch eager (None without torch)."""
     x = ta.Tensor(np.random.default_rng(0).random((4, 4)), dtype=np.float32, requires_grad=True)
 
     def run() -> None:
@@ -162,9 +163,21 @@ def chain_overhead(rounds: int) -> tuple:
         for _ in range(50):
             grad = grad * np.float32(1.0001)
 
+    def torch_run() -> None:
+        xt.grad = None
+        y = xt
+        for _ in range(50):
+            y = y * 1.0001
+            y = y + 0.5
+        y.sum().backward()
+
     ours = statistics.median(time_once(run, 20) for _ in range(rounds)) / 101
     numpy_only = statistics.median(time_once(floor, 20) for _ in range(rounds)) / 101
-    return ours, numpy_only
+    theirs = None
+    if torch is not None:
+        xt = torch.from_numpy(a.copy()).requires_grad_()
+        theirs = statistics.median(time_once(torch_run, 20) for _ in range(rounds)) / 101
+    return ours, numpy_only, theirs
 
 
 def peak_memory(fn) -> int:
@@ -210,10 +223,12 @@ def main(argv: list[str] | None = None) -> int:
                 line += f" {t['torch'] * 1e3:9.3f} {t['torch'] / t['floor']:7.2f}x"
             print(line, flush=True)
 
-    ours, numpy_only = chain_overhead(rounds)
+    ours, numpy_only, theirs = chain_overhead(rounds, torch)
     print(
         f"\nper-op chain (100 elementwise ops on (4, 4), forward + backward): "
-        f"{ours * 1e6:.2f} us per op (NumPy alone for the same arithmetic: {numpy_only * 1e6:.2f} us)"
+        f"{ours * 1e6:.2f} us per op (NumPy alone for the same arithmetic: {numpy_only * 1e6:.2f} us"
+        + (f"; PyTorch eager: {theirs * 1e6:.2f} us" if theirs is not None else "")
+        + ")"
     )
 
     x, weights = make_inputs((4, 512, 256), np.dtype(np.float32))
