@@ -528,7 +528,7 @@ def test_the_demo_runs_and_finds_both_planted_bugs():
     )
     assert done.returncode == 0, done.stderr
     out = done.stdout
-    assert "step 5: Softmax.backward" in out and "dx = y * (dy - sum(dy * y))" in out
+    assert "step 6: Softmax.backward" in out and "dx = y * (dy - sum(dy * y))" in out
     assert "RowNormalize (forward) produced NaN" in out
     assert "demos/04_debugging_a_gradient.py:" in out  # the user's line, not the library's
     assert "gradcheck failed: the gradient of the output of RowNormalize" in out

@@ -74,23 +74,36 @@ class BackwardStep:
         return explain_step(self)
 
 
-def topological_order(root_node: Any) -> list:
-    """The nodes reachable from `root_node`, each after every node that uses its output."""
+def graph_order(root_nodes: list) -> list:
+    """Every node reachable from `root_nodes`, each after the nodes that made its inputs.
+
+    Depth-first with an explicit stack (a 20,000-op chain needs no recursion), visiting a
+    node's inputs in their order, so the order follows the program (X before W in `X @ W`).
+    The graph renderer numbers its nodes in this order.
+    """
     order: list = []
     visited: set = set()
-    stack = [(root_node, False)]
-    while stack:
-        node, children_done = stack.pop()
-        if children_done:
-            order.append(node)
-            continue
-        if node in visited:
-            continue
-        visited.add(node)
-        stack.append((node, True))
-        for parent in node.parents:
-            if not isinstance(parent, Tensor) and parent not in visited:
-                stack.append((parent, False))
+    for root in root_nodes:
+        stack = [(root, False)]
+        while stack:
+            node, inputs_done = stack.pop()
+            if inputs_done:
+                order.append(node)
+                continue
+            if node in visited:
+                continue
+            visited.add(node)
+            stack.append((node, True))
+            for parent in reversed(node.parents):
+                if not isinstance(parent, Tensor) and parent not in visited:
+                    stack.append((parent, False))
+    return order
+
+
+def topological_order(root_node: Any) -> list:
+    """The nodes reachable from `root_node`, each before the nodes that made its inputs: the
+    order the backward pass visits them."""
+    order = graph_order([root_node])
     order.reverse()
     return order
 

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ..engine import graph_order
 from ..function import Function
 from ..tensor import ReleasedTensor, Tensor
 
@@ -120,31 +121,9 @@ def flatten_roots(roots: Iterable[Any], caller: str) -> list:
 
 
 def _ops_in_order(roots: list) -> list[Function]:
-    """Every node reachable from the roots, each after all nodes that made its inputs.
-
-    Depth-first with an explicit stack, visiting a node's inputs in their order, so the ids
-    follow the order in which the program built the graph (X before W in `X @ W`).
-    """
-    order: list[Function] = []
-    visited: set = set()
-    for root in roots:
-        if root.grad_fn is None:
-            continue
-        stack = [(root.grad_fn, False)]
-        while stack:
-            node, inputs_done = stack.pop()
-            if inputs_done:
-                order.append(node)
-                continue
-            if node in visited:
-                continue
-            visited.add(node)
-            stack.append((node, True))
-            for tensor in reversed(node.inputs):
-                parent = tensor.grad_fn
-                if parent is not None and parent not in visited:
-                    stack.append((parent, False))
-    return order
+    """Every node reachable from the roots, each after all nodes that made its inputs, in
+    program order (the engine's `graph_order`), so ids follow how the graph was built."""
+    return graph_order([root.grad_fn for root in roots if root.grad_fn is not None])
 
 
 def _leaf_kind(tensor: Tensor) -> str:
