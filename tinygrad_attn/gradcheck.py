@@ -223,9 +223,11 @@ def diagnose(m: Mismatch, atol: float, rtol: float) -> str | None:
         )
     if _at_kink(m):
         return (
-            "the failing input elements sit at a kink (a value of 0, or tied with another "
-            "element), where the op is not differentiable and central differences average the "
-            "two one-sided slopes. Move the inputs away from it; this is not a bug in backward."
+            "the failing input elements are 0, or equal (within 10 * eps) to another element. "
+            "If the op has a kink there (relu, abs, tied maxima) it has no derivative and "
+            "central differences average the two one-sided slopes; if it is smooth but steep "
+            "there (a layer norm of nearly equal values) the step eps is too coarse. Move the "
+            "inputs apart; this is probably not a bug in backward."
         )
     if np.all(np.abs(a) <= atol):
         return (

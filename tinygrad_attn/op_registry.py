@@ -59,6 +59,10 @@ NONZERO = Domain("nonzero", 0.5, 2.0, signed=True)  # divisors
 AWAY_FROM_ZERO = Domain("away_from_zero", 1e-3, 2.0, signed=True)  # relu, abs: off the kink
 NEAR_ZERO = Domain("near_zero", 1e-3, 0.1, signed=True)  # close to the kink of relu/abs, not on it
 DISTINCT = Domain("distinct", -5.0, 5.0, grid=0.05)  # max without ties
+# Inputs of a layer norm: distinct values, so no row is nearly constant. A row of (nearly)
+# equal values has a variance far below eps, where the normalisation is so steep that central
+# differences with a step of 1e-6 no longer measure its slope.
+SPREAD = Domain("spread", -2.0, 2.0, grid=0.05)
 SATURATING = Domain("saturating", 5.0, 30.0, signed=True)  # flat tails of sigmoid, tanh
 LOGITS = Domain("logits", -50.0, 50.0)  # softmax far from uniform
 BOOL = Domain("bool", kind="bool")
@@ -71,6 +75,7 @@ DOMAINS = {
         AWAY_FROM_ZERO,
         NEAR_ZERO,
         DISTINCT,
+        SPREAD,
         SATURATING,
         LOGITS,
         BOOL,
@@ -1435,11 +1440,17 @@ register(
 )
 
 
+def _layer_norm_shape(c: Choices) -> tuple:
+    # At least 4 features: over 1 or 2 the normalisation is degenerate (a constant, or the
+    # sign of the difference), with gradients that are pure rounding noise.
+    return (*c.shape(max_dims=2, max_side=3), c.integer(4, 6))
+
+
 def _generate_layer_norm(c: Choices) -> Case:
-    shape = c.shape(min_dims=1)
+    shape = _layer_norm_shape(c)
     normalized = shape[len(shape) - c.integer(1, len(shape)) :]
     affine = tuple(Values(normalized) for _ in range(c.integer(0, 2)))
-    return Case("", (Values(shape), *affine), {"normalized_shape": normalized})
+    return Case("", (Values(shape, SPREAD), *affine), {"normalized_shape": normalized})
 
 
 register(
@@ -1450,18 +1461,20 @@ register(
         (
             Case(
                 "(2,3,4) over (4,), weight and bias",
-                (Values((2, 3, 4)), Values((4,)), Values((4,))),
+                (Values((2, 3, 4), SPREAD), Values((4,)), Values((4,))),
                 {"normalized_shape": (4,)},
             ),
             Case(
                 "(2,3,4) over (3,4), weight and bias",
-                (Values((2, 3, 4)), Values((3, 4)), Values((3, 4))),
+                (Values((2, 3, 4), SPREAD), Values((3, 4)), Values((3, 4))),
                 {"normalized_shape": (3, 4)},
             ),
-            Case("(3,5) over (5,), no affine", (Values((3, 5)),), {"normalized_shape": (5,)}),
+            Case(
+                "(3,5) over (5,), no affine", (Values((3, 5), SPREAD),), {"normalized_shape": (5,)}
+            ),
             Case(
                 "(3,4) over (4,), eps=0.1, weight only",
-                (Values((3, 4)), Values((4,))),
+                (Values((3, 4), SPREAD), Values((4,))),
                 {"normalized_shape": (4,), "eps": 0.1},
             ),
         ),
@@ -1726,8 +1739,8 @@ register(
 
 
 def _generate_nn_layer_norm(c: Choices) -> Case:
-    shape = c.shape(min_dims=1)
-    return Case("", (Values(shape), Values(shape[-1:]), Values(shape[-1:])))
+    shape = _layer_norm_shape(c)
+    return Case("", (Values(shape, SPREAD), Values(shape[-1:]), Values(shape[-1:])))
 
 
 register(
@@ -1735,7 +1748,7 @@ register(
         "nn.LayerNorm",
         _nn_layer_norm,
         _np_nn_layer_norm,
-        (Case("x (2,3,4), LayerNorm(4)", (Values((2, 3, 4)), Values((4,)), Values((4,)))),),
+        (Case("x (2,3,4), LayerNorm(4)", (Values((2, 3, 4), SPREAD), Values((4,)), Values((4,)))),),
         _generate_nn_layer_norm,
         "nn",
     )
@@ -1842,7 +1855,7 @@ def _generate_block(c: Choices) -> Case:
     # Width 4: a layer norm over 2 features maps every input to +-1 and is wildly
     # ill-conditioned (no model uses it); over 4 it behaves like a real block's.
     width = 4
-    x = Values((*c.shape(max_dims=1, max_side=2), c.integer(1, 3), width))
+    x = Values((*c.shape(max_dims=1, max_side=2), c.integer(1, 3), width), SPREAD)
     return Case("", (x, *_block_values(width, 2)), {"num_heads": c.pick((1, 2, 4))})
 
 
@@ -1854,7 +1867,7 @@ register(
         (
             Case(
                 "x (2,3,4), 2 heads, mlp_ratio=2, causal",
-                (Values((2, 3, 4)), *_block_values(4, 2)),
+                (Values((2, 3, 4), SPREAD), *_block_values(4, 2)),
                 {"num_heads": 2},
             ),
         ),
