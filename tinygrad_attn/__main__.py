@@ -6,6 +6,7 @@ This file only parses arguments and dispatches; it holds no demo, drawing or che
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 
@@ -23,10 +24,10 @@ def _graph(args: argparse.Namespace) -> int:
     return 0
 
 
-def _gradcheck(args: argparse.Namespace) -> int:
+def _gradcheck(argv: list[str]) -> int:
     from .gradcheck import main
 
-    return main(args.ops)
+    return main(argv)
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -53,11 +54,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     graph.add_argument("--out", default="out", help="folder for the pictures (default: out)")
     graph.set_defaults(run=_graph)
-    check = commands.add_parser(
-        "gradcheck", help="check every op's gradient against central differences"
+    # gradcheck parses its own arguments (OP ..., --seed, --list, --help): see main().
+    commands.add_parser(
+        "gradcheck",
+        help="check every op's gradient against central differences (--help for its options)",
+        add_help=False,
     )
-    check.add_argument("ops", nargs="*", metavar="OP", help="only these ops (default: all)")
-    check.set_defaults(run=_gradcheck)
     replay = commands.add_parser(
         "replay", help="write an HTML page that replays a backward pass step by step"
     )
@@ -67,17 +69,25 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return 2
+    if argv[:1] == ["gradcheck"]:
+        command, run = "gradcheck", lambda: _gradcheck(argv[1:])
+    else:
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help()
+            return 2
+        command, run = args.command, lambda: args.run(args)
     try:
-        return int(args.run(args) or 0)
+        return int(run() or 0)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # the reader went away (`... | head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except Exception as err:  # one line for the terminal; the traceback helps nobody here
-        print(f"python -m tinygrad_attn {args.command}: {type(err).__name__}: {err}", file=sys.stderr)
+        print(f"python -m tinygrad_attn {command}: {type(err).__name__}: {err}", file=sys.stderr)
         return 1
 
 

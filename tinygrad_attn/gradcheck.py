@@ -110,7 +110,9 @@ def _outputs(result: Any) -> tuple:
 def numerical_jacobian(fn: Callable, inputs: list, index: int, eps: float) -> list:
     """Central differences d(each output)/d(inputs[index]): one (out size, in size) array per
     output."""
-    x = inputs[index].data
+    # Perturb a private copy: the caller's array may be read-only while some graph still holds
+    # it (a module that keeps its last output, a trial graph), and must not be written anyway.
+    x = inputs[index].data = inputs[index].data.copy()
     columns: list = []
     with no_grad():
         for flat in range(x.size):
