@@ -44,7 +44,9 @@ def make_inputs(shape: tuple, dtype: np.dtype, seed: int = 0) -> tuple:
     batch, length, width = shape
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((batch, length, width)).astype(dtype)
-    weights = [(rng.standard_normal((width, width)) / np.sqrt(width)).astype(dtype) for _ in range(4)]
+    weights = [
+        (rng.standard_normal((width, width)) / np.sqrt(width)).astype(dtype) for _ in range(4)
+    ]
     return x, weights
 
 
@@ -207,7 +209,10 @@ def main(argv: list[str] | None = None) -> int:
         f"tinygrad_attn {ta.__version__}, numpy {np.__version__}, {rounds} interleaved rounds, "
         f"medians, OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}"
     )
-    header = f"{'dtype':8} {'(B, T, D)':15} {'floor ms':>9} {'sdpa ms':>9} {'x floor':>8} {'composed ms':>12} {'x floor':>8}"
+    header = (
+        f"{'dtype':8} {'(B, T, D)':15} {'floor ms':>9} {'sdpa ms':>9} {'x floor':>8} "
+        f"{'composed ms':>12} {'x floor':>8}"
+    )
     if torch is not None:
         header += f" {'torch ms':>9} {'x floor':>8}"
     print(header)
@@ -226,7 +231,8 @@ def main(argv: list[str] | None = None) -> int:
     ours, numpy_only, theirs = chain_overhead(rounds, torch)
     print(
         f"\nper-op chain (100 elementwise ops on (4, 4), forward + backward): "
-        f"{ours * 1e6:.2f} us per op (NumPy alone for the same arithmetic: {numpy_only * 1e6:.2f} us"
+        f"{ours * 1e6:.2f} us per op (NumPy alone for the same arithmetic: "
+        f"{numpy_only * 1e6:.2f} us"
         + (f"; PyTorch eager: {theirs * 1e6:.2f} us" if theirs is not None else "")
         + ")"
     )

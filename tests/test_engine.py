@@ -238,7 +238,9 @@ def test_custom_function_is_first_class():
     assert y.grad_fn.name == "Cube"
     y.sum().backward()
     np.testing.assert_allclose(x.grad, [3.0, 12.0])
-    assert ta.gradcheck(lambda t: Cube.apply(t), [Tensor([0.5, 1.5], requires_grad=True, dtype=np.float64)])
+    assert ta.gradcheck(
+        lambda t: Cube.apply(t), [Tensor([0.5, 1.5], requires_grad=True, dtype=np.float64)]
+    )
 
 
 def test_backward_returning_wrong_count_is_explained():

@@ -132,7 +132,9 @@ def test_broadcast_mismatch_names_op_and_shapes():
 
 
 def test_matmul_mismatch_names_shapes_and_fix():
-    with pytest.raises(ValueError, match=r"MatMul: cannot multiply shapes \(2, 3\) @ \(4, 5\).*transpose"):
+    with pytest.raises(
+        ValueError, match=r"MatMul: cannot multiply shapes \(2, 3\) @ \(4, 5\).*transpose"
+    ):
         Tensor(np.ones((2, 3))) @ Tensor(np.ones((4, 5)))
 
 
@@ -140,14 +142,18 @@ def test_backward_errors():
     x = Tensor(np.ones((2, 2)), requires_grad=True)
     with pytest.raises(RuntimeError, match=r"one-element output.*\(2, 2\).*gradient="):
         (x * 2).backward()
-    with pytest.raises(RuntimeError, match=r"gradient has shape \(3,\) but the output has shape \(2, 2\)"):
+    with pytest.raises(
+        RuntimeError, match=r"gradient has shape \(3,\) but the output has shape \(2, 2\)"
+    ):
         (x * 2).backward(np.ones(3))
     with pytest.raises(RuntimeError, match="does not require grad.*requires_grad=True"):
         Tensor([1.0]).sum().backward()
 
 
 def test_softmax_over_missing_axis():
-    with pytest.raises(ValueError, match=r"Softmax: axis 2 does not exist for a tensor of shape \(2, 3\)"):
+    with pytest.raises(
+        ValueError, match=r"Softmax: axis 2 does not exist for a tensor of shape \(2, 3\)"
+    ):
         Tensor(np.ones((2, 3))).softmax(axis=2)
 
 

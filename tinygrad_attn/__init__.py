@@ -28,6 +28,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AnomalyError",
+    "functional",
+    "nn",
+    "optim",
     "BackwardStep",
     "Function",
     "GradcheckError",

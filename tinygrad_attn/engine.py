@@ -12,7 +12,8 @@ This module must not know any op's calculus, nor build graph nodes (function.py 
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
@@ -113,12 +114,8 @@ def sum_to_shape(grad: np.ndarray, shape: tuple, node: Any, position: int) -> np
     if grad.shape == shape:
         return grad
     lead = grad.ndim - len(shape)
-    stretched = tuple(
-        lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1
-    )
-    if lead < 0 or any(
-        n != 1 and grad.shape[lead + i] != n for i, n in enumerate(shape)
-    ):
+    stretched = tuple(lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)
+    if lead < 0 or any(n != 1 and grad.shape[lead + i] != n for i, n in enumerate(shape)):
         raise RuntimeError(
             f"{node.name}.backward returned a gradient of shape {grad.shape} for input "
             f"{position}, whose shape is {shape}; the shapes do not broadcast. A backward must "

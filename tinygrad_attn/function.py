@@ -16,7 +16,8 @@ from __future__ import annotations
 import functools
 import threading
 import weakref
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -206,11 +207,11 @@ class Function:
     _saved: tuple = ()
 
     @staticmethod
-    def forward(ctx: "Function", *arrays: np.ndarray, **params: Any) -> np.ndarray:
+    def forward(ctx: Function, *arrays: np.ndarray, **params: Any) -> np.ndarray:
         raise NotImplementedError("a Function subclass must define forward(ctx, *arrays)")
 
     @staticmethod
-    def backward(ctx: "Function", grad_out: np.ndarray) -> tuple:
+    def backward(ctx: Function, grad_out: np.ndarray) -> tuple:
         raise NotImplementedError("a Function subclass must define backward(ctx, grad_out)")
 
     @property

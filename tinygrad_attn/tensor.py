@@ -13,7 +13,8 @@ themselves build Tensors: that is the only import cycle in the package.
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -81,10 +82,10 @@ def _check_can_require_grad(dtype: np.dtype, where: str) -> None:
 
 # Python-number constants, shared: `y * 0.5` in a loop makes one constant tensor, not one per
 # call. Their arrays are read-only from birth, so sharing them is safe.
-_constants: dict[tuple, "Tensor"] = {}
+_constants: dict[tuple, Tensor] = {}
 
 
-def as_constant(value: Any, like: "Tensor | None" = None) -> "Tensor":
+def as_constant(value: Any, like: Tensor | None = None) -> Tensor:
     """Wrap a Python number or ndarray as a constant tensor (no grad) for an op's input.
 
     A Python scalar takes the float dtype of `like` (so `x * 2` keeps float32 float32, as
@@ -130,7 +131,9 @@ class ReleasedTensor:
         return int(np.prod(self.shape, dtype=np.int64))
 
     def __repr__(self) -> str:
-        return f"ReleasedTensor(shape={self.shape}, dtype={self.dtype}, grad_fn=<{self.grad_fn.name}>)"
+        return (
+            f"ReleasedTensor(shape={self.shape}, dtype={self.dtype}, grad_fn=<{self.grad_fn.name}>)"
+        )
 
 
 class Tensor:
@@ -161,7 +164,7 @@ class Tensor:
         self._hooks = None
 
     @classmethod
-    def _make(cls, array: np.ndarray) -> "Tensor":
+    def _make(cls, array: np.ndarray) -> Tensor:
         """Wrap an ndarray without copying or checking (ops' outputs, constants)."""
         tensor = cls.__new__(cls)
         tensor.data = array
@@ -231,7 +234,7 @@ class Tensor:
         return self.data.size
 
     @property
-    def T(self) -> "Tensor":
+    def T(self) -> Tensor:
         """All axes reversed, as NumPy's `.T`."""
         return self.transpose()
 
@@ -291,15 +294,15 @@ class Tensor:
 
     def backward_steps(
         self, gradient: Any = None, retain_graph: bool = False
-    ) -> Iterator["BackwardStep"]:
+    ) -> Iterator[BackwardStep]:
         """The backward pass as a generator of `BackwardStep` records, one per graph node."""
         return backward_steps(self, gradient, retain_graph)
 
-    def detach(self) -> "Tensor":
+    def detach(self) -> Tensor:
         """A new leaf that shares this tensor's data and takes no gradient."""
         return Tensor._make(self.data)
 
-    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set `requires_grad` on a leaf, in place; returns self."""
         if requires_grad:
             _check_can_require_grad(self.data.dtype, "requires_grad_()")
@@ -311,7 +314,7 @@ class Tensor:
         self.requires_grad = bool(requires_grad)
         return self
 
-    def retain_grad(self) -> "Tensor":
+    def retain_grad(self) -> Tensor:
         """Keep `.grad` on this non-leaf tensor after backward (leaves always keep it)."""
         if self.grad_fn is not None:
             self.grad_fn.retains_output_grad = True
@@ -343,141 +346,141 @@ class Tensor:
         return remove
 
     # ------------------------------------------------------------------ operators
-    def _operand(self, other: Any) -> "Tensor":
+    def _operand(self, other: Any) -> Tensor:
         return other if other.__class__ is Tensor else as_constant(other, like=self)
 
-    def __add__(self, other: Any) -> "Tensor":
+    def __add__(self, other: Any) -> Tensor:
         return Add.apply(self, self._operand(other))
 
-    def __radd__(self, other: Any) -> "Tensor":
+    def __radd__(self, other: Any) -> Tensor:
         return Add.apply(self._operand(other), self)
 
-    def __sub__(self, other: Any) -> "Tensor":
+    def __sub__(self, other: Any) -> Tensor:
         return Sub.apply(self, self._operand(other))
 
-    def __rsub__(self, other: Any) -> "Tensor":
+    def __rsub__(self, other: Any) -> Tensor:
         return Sub.apply(self._operand(other), self)
 
-    def __mul__(self, other: Any) -> "Tensor":
+    def __mul__(self, other: Any) -> Tensor:
         return Mul.apply(self, self._operand(other))
 
-    def __rmul__(self, other: Any) -> "Tensor":
+    def __rmul__(self, other: Any) -> Tensor:
         return Mul.apply(self._operand(other), self)
 
-    def __truediv__(self, other: Any) -> "Tensor":
+    def __truediv__(self, other: Any) -> Tensor:
         return Div.apply(self, self._operand(other))
 
-    def __rtruediv__(self, other: Any) -> "Tensor":
+    def __rtruediv__(self, other: Any) -> Tensor:
         return Div.apply(self._operand(other), self)
 
-    def __pow__(self, exponent: Any) -> "Tensor":
+    def __pow__(self, exponent: Any) -> Tensor:
         return Pow.apply(self, self._operand(exponent))
 
-    def __rpow__(self, base: Any) -> "Tensor":
+    def __rpow__(self, base: Any) -> Tensor:
         return Pow.apply(self._operand(base), self)
 
-    def __matmul__(self, other: Any) -> "Tensor":
+    def __matmul__(self, other: Any) -> Tensor:
         return MatMul.apply(self, self._operand(other))
 
-    def __rmatmul__(self, other: Any) -> "Tensor":
+    def __rmatmul__(self, other: Any) -> Tensor:
         return MatMul.apply(self._operand(other), self)
 
-    def __neg__(self) -> "Tensor":
+    def __neg__(self) -> Tensor:
         return Neg.apply(self)
 
-    def __pos__(self) -> "Tensor":
+    def __pos__(self) -> Tensor:
         return self
 
     # Comparisons give bool tensors and take no part in the graph.
-    def __lt__(self, other: Any) -> "Tensor":
+    def __lt__(self, other: Any) -> Tensor:
         return Tensor._make(self.data < np.asarray(other))
 
-    def __le__(self, other: Any) -> "Tensor":
+    def __le__(self, other: Any) -> Tensor:
         return Tensor._make(self.data <= np.asarray(other))
 
-    def __gt__(self, other: Any) -> "Tensor":
+    def __gt__(self, other: Any) -> Tensor:
         return Tensor._make(self.data > np.asarray(other))
 
-    def __ge__(self, other: Any) -> "Tensor":
+    def __ge__(self, other: Any) -> Tensor:
         return Tensor._make(self.data >= np.asarray(other))
 
-    def __eq__(self, other: Any) -> "Tensor":  # type: ignore[override]
+    def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
         return Tensor._make(self.data == np.asarray(other))
 
-    def __ne__(self, other: Any) -> "Tensor":  # type: ignore[override]
+    def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
         return Tensor._make(self.data != np.asarray(other))
 
     # ---------------------------------------------------------------- elementwise
-    def add(self, other: Any) -> "Tensor":
+    def add(self, other: Any) -> Tensor:
         return self + other
 
-    def sub(self, other: Any) -> "Tensor":
+    def sub(self, other: Any) -> Tensor:
         return self - other
 
-    def mul(self, other: Any) -> "Tensor":
+    def mul(self, other: Any) -> Tensor:
         return self * other
 
-    def div(self, other: Any) -> "Tensor":
+    def div(self, other: Any) -> Tensor:
         return self / other
 
-    def pow(self, exponent: Any) -> "Tensor":
+    def pow(self, exponent: Any) -> Tensor:
         return self**exponent
 
-    def neg(self) -> "Tensor":
+    def neg(self) -> Tensor:
         return Neg.apply(self)
 
-    def exp(self) -> "Tensor":
+    def exp(self) -> Tensor:
         return Exp.apply(self)
 
-    def log(self) -> "Tensor":
+    def log(self) -> Tensor:
         return Log.apply(self)
 
-    def sqrt(self) -> "Tensor":
+    def sqrt(self) -> Tensor:
         return Sqrt.apply(self)
 
-    def tanh(self) -> "Tensor":
+    def tanh(self) -> Tensor:
         return Tanh.apply(self)
 
-    def sigmoid(self) -> "Tensor":
+    def sigmoid(self) -> Tensor:
         return Sigmoid.apply(self)
 
-    def relu(self) -> "Tensor":
+    def relu(self) -> Tensor:
         return Relu.apply(self)
 
-    def abs(self) -> "Tensor":
+    def abs(self) -> Tensor:
         return Abs.apply(self)
 
-    def erf(self) -> "Tensor":
+    def erf(self) -> Tensor:
         return Erf.apply(self)
 
     # ----------------------------------------------------------------- reductions
-    def sum(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> "Tensor":
+    def sum(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor:
         return Sum.apply(self, axis=axis, keepdims=keepdims)
 
-    def mean(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> "Tensor":
+    def mean(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor:
         return Mean.apply(self, axis=axis, keepdims=keepdims)
 
-    def max(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> "Tensor":
+    def max(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor:
         """Largest value; where several elements tie, the gradient is split evenly among them."""
         return Max.apply(self, axis=axis, keepdims=keepdims)
 
     def var(
         self, axis: int | Sequence[int] | None = None, keepdims: bool = False, ddof: int = 0
-    ) -> "Tensor":
+    ) -> Tensor:
         return Var.apply(self, axis=axis, keepdims=keepdims, ddof=ddof)
 
     # ---------------------------------------------------------------------- shape
-    def reshape(self, *shape: Any) -> "Tensor":
+    def reshape(self, *shape: Any) -> Tensor:
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
         return Reshape.apply(self, shape=shape)
 
-    def transpose(self, *axes: Any) -> "Tensor":
+    def transpose(self, *axes: Any) -> Tensor:
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
             axes = tuple(axes[0])
         return Transpose.apply(self, axes=axes or None)
 
-    def swapaxes(self, axis1: int, axis2: int) -> "Tensor":
+    def swapaxes(self, axis1: int, axis2: int) -> Tensor:
         axes = list(range(self.ndim))
         try:
             axes[axis1], axes[axis2] = axes[axis2], axes[axis1]
@@ -488,26 +491,26 @@ class Tensor:
             ) from None
         return Transpose.apply(self, axes=tuple(axes))
 
-    def unsqueeze(self, axis: int) -> "Tensor":
+    def unsqueeze(self, axis: int) -> Tensor:
         return Reshape.apply(self, shape=_unsqueezed_shape(self.shape, axis))
 
-    def squeeze(self, axis: int | Sequence[int] | None = None) -> "Tensor":
+    def squeeze(self, axis: int | Sequence[int] | None = None) -> Tensor:
         return Reshape.apply(self, shape=_squeezed_shape(self.shape, axis))
 
-    def __getitem__(self, index: Any) -> "Tensor":
+    def __getitem__(self, index: Any) -> Tensor:
         return GetItem.apply(self, index=_plain_index(index))
 
     # ---------------------------------------------------------- attention blocks
-    def matmul(self, other: Any) -> "Tensor":
+    def matmul(self, other: Any) -> Tensor:
         return MatMul.apply(self, self._operand(other))
 
-    def softmax(self, axis: int = -1) -> "Tensor":
+    def softmax(self, axis: int = -1) -> Tensor:
         return Softmax.apply(self, axis=axis)
 
-    def log_softmax(self, axis: int = -1) -> "Tensor":
+    def log_softmax(self, axis: int = -1) -> Tensor:
         return LogSoftmax.apply(self, axis=axis)
 
-    def masked_fill(self, mask: Any, value: float) -> "Tensor":
+    def masked_fill(self, mask: Any, value: float) -> Tensor:
         """Where `mask` is True, put `value`; elsewhere keep self (no gradient where filled)."""
         return MaskedFill.apply(self, as_constant(mask), value=value)
 

@@ -56,9 +56,7 @@ class Transpose(Function):
 def _is_basic(index) -> bool:
     """True for NumPy basic indexing (ints, slices, None, ...): a view, no repeats."""
     parts = index if isinstance(index, tuple) else (index,)
-    return all(
-        isinstance(p, (int, np.integer, slice)) or p is None or p is Ellipsis for p in parts
-    )
+    return all(isinstance(p, (int, np.integer, slice)) or p is None or p is Ellipsis for p in parts)
 
 
 class GetItem(Function):
