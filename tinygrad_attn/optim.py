@@ -9,7 +9,7 @@ holds them (e.g. after `backward(retain_graph=True)`): such a parameter gets a n
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -85,6 +85,16 @@ class Optimizer:
     def step(self) -> None:
         raise NotImplementedError(f"{type(self).__name__} must define step()")
 
+    def _gradients(self, weight_decay: float) -> Iterator[tuple[Tensor, dict, np.ndarray]]:
+        """(param, its state, grad + weight_decay * param) for each param that has a grad."""
+        for p, state in zip(self.params, self.state):
+            if p.grad is None:
+                continue
+            g = p.grad
+            if weight_decay:
+                g = g + weight_decay * p.data
+            yield p, state, g
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({len(self.params)} parameters, lr={self.lr})"
 
@@ -115,12 +125,7 @@ class SGD(Optimizer):
 
     def step(self) -> None:
         """Update every parameter that has a gradient (those with `grad is None` are skipped)."""
-        for p, state in zip(self.params, self.state):
-            if p.grad is None:
-                continue
-            g = p.grad
-            if self.weight_decay:
-                g = g + self.weight_decay * p.data
+        for p, state, g in self._gradients(self.weight_decay):
             if self.momentum:
                 buf = state.get("momentum_buffer")
                 if buf is None:
@@ -165,12 +170,7 @@ class Adam(Optimizer):
     def step(self) -> None:
         """Update every parameter that has a gradient (those with `grad is None` are skipped)."""
         beta1, beta2 = self.betas
-        for p, state in zip(self.params, self.state):
-            if p.grad is None:
-                continue
-            g = p.grad
-            if self.weight_decay:
-                g = g + self.weight_decay * p.data
+        for p, state, g in self._gradients(self.weight_decay):
             if not state:
                 state["step"] = 0
                 state["exp_avg"] = np.zeros_like(p.data)  # m
