@@ -91,21 +91,23 @@ def as_constant(value: Any, like: Tensor | None = None) -> Tensor:
     A Python scalar takes the float dtype of `like` (so `x * 2` keeps float32 float32, as
     NumPy does with scalars); an ndarray keeps its dtype and is not copied.
     """
-    if isinstance(value, Tensor):
-        return value
-    if isinstance(value, np.ndarray):
-        return Tensor._make(value)
-    if isinstance(value, (bool, int, float)):
-        dtype = like.data.dtype if like is not None and like.data.dtype.kind == "f" else None
-        key = (value, type(value), dtype and dtype.char)
+    if isinstance(value, (bool, int, float)):  # first: `x * 2.0` is the common case
+        dtype = like.data.dtype if like is not None else None
+        key = (value, type(value), dtype)
         constant = _constants.get(key)
         if constant is None:
-            array = np.asarray(value, dtype=dtype)
+            array = np.asarray(
+                value, dtype=dtype if dtype is not None and dtype.kind == "f" else None
+            )
             array.flags.writeable = False
             if len(_constants) > 4096:  # many distinct numbers (a schedule): start afresh
                 _constants.clear()
             constant = _constants[key] = Tensor._make(array)
         return constant
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, np.ndarray):
+        return Tensor._make(value)
     return Tensor._make(_array_from(value, None, copy=False))
 
 
