@@ -10,7 +10,13 @@ another seed.
     python demos/02_learning_orange.py
 """
 
-from tinygrad_attn import demo
+import os
+
+# The matrices here are tiny: several BLAS threads cost more than they save, and on a busy
+# machine they spin against other processes (5-7x slower). Set the variable to override.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+from tinygrad_attn import demo  # noqa: E402
 
 result = demo.train_orange(log=print)
 print(

@@ -8,7 +8,13 @@ greedy decoding on held-out sequences (whole sequences right).
     python demos/03_causal_transformer.py
 """
 
-from tinygrad_attn import demo
+import os
+
+# The matrices here are tiny: several BLAS threads cost more than they save, and on a busy
+# machine they spin against other processes (5-7x slower). Set the variable to override.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+from tinygrad_attn import demo  # noqa: E402
 
 result = demo.train_reverse(log=print)
 print(
