@@ -1,10 +1,13 @@
 """Functional composites: activations, losses, normalisation, dropout and attention.
 
-Everything here is written with Tensor ops, so each function's gradient is the chain rule through
-the ops it calls and every step shows up in a graph. This module has no backward code of its own;
-the one exception in spirit is `scaled_dot_product_attention`, which validates its arguments and
-hands the work to the fused op `ops.attention.ScaledDotProductAttention` (one node, a hand-derived
-backward). `attention_composed` computes the same thing step by step, for reading and drawing.
+Most functions here are written with Tensor ops, so their gradient is the chain rule through the
+ops they call and every step shows up in a graph. Where the maths is one step, the function
+validates its arguments and hands the work to one fused node with a hand-derived backward:
+`linear`, `layer_norm`, `gelu`, `cross_entropy` (`ops.layers`) and
+`scaled_dot_product_attention` (`ops.attention`). Each has a `*_composed` twin with the same
+arguments and result, built from primitive ops, for reading and drawing every step
+(`linear_composed`, `layer_norm_composed`, `gelu_composed`, `cross_entropy_composed`,
+`attention_composed`). This module has no backward code of its own.
 
 It must not subclass `Function`, touch `.grad`, or reach into an op's internals.
 """
@@ -18,15 +21,21 @@ from typing import Any
 import numpy as np
 
 from .ops.attention import ScaledDotProductAttention, causal_mask
+from .ops.layers import GELU, CrossEntropy, LayerNorm, Linear
 from .tensor import Tensor, get_rng
 
 __all__ = [
     "attention_composed",
     "attention_weights",
     "cross_entropy",
+    "cross_entropy_composed",
     "dropout",
     "gelu",
+    "gelu_composed",
     "layer_norm",
+    "layer_norm_composed",
+    "linear",
+    "linear_composed",
     "log_softmax",
     "mse_loss",
     "relu",
@@ -83,53 +92,186 @@ def tanh(x: Tensor) -> Tensor:
 
 
 def gelu(x: Tensor, approximate: str = "none") -> Tensor:
-    """Gaussian error linear unit, as PyTorch's `F.gelu`.
+    """Gaussian error linear unit, as PyTorch's `F.gelu`, in one node (`ops.layers.GELU`).
 
     `approximate="none"`: x * Phi(x) = 0.5 x (1 + erf(x / sqrt(2))), the exact form.
     `approximate="tanh"`: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), GPT-2's form.
+    `gelu_composed` computes the same from primitive ops.
     """
     x = _tensor(x, "gelu")
+    _check_approximate(approximate)
+    _check_float(x, "gelu")
+    return GELU.apply(x, approximate=approximate)
+
+
+def gelu_composed(x: Tensor, approximate: str = "none") -> Tensor:
+    """`gelu` written with primitive ops (Mul, Add, Erf or Tanh ...), for reading and drawing."""
+    x = _tensor(x, "gelu_composed")
+    _check_approximate(approximate)
     if approximate == "none":
         return 0.5 * x * (1 + (x * (1 / math.sqrt(2))).erf())
-    if approximate == "tanh":
-        inner = math.sqrt(2 / math.pi) * (x + 0.044715 * (x * x * x))
-        return 0.5 * x * (1 + inner.tanh())
-    raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+    inner = math.sqrt(2 / math.pi) * (x + 0.044715 * (x * x * x))
+    return 0.5 * x * (1 + inner.tanh())
+
+
+def _check_approximate(approximate: Any) -> None:
+    if approximate not in ("none", "tanh"):
+        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+
+
+def _check_float(x: Tensor, fn: str, what: str = "input") -> None:
+    if x.dtype.kind != "f":
+        raise TypeError(
+            f"{fn}: {what} must be a float tensor, got dtype {x.dtype}; convert it first "
+            "(e.g. Tensor(x.numpy(), dtype=np.float32))"
+        )
+
+
+# -------------------------------------------------------------------------------- linear
+def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """x @ weight^T + bias in one node (`ops.layers.Linear`, like PyTorch's addmm), as
+    PyTorch's `F.linear`: weight `(out, in)`, bias `(out,)` or None, input `(..., in)` ->
+    `(..., out)`; the leading axes are folded into one matrix product, forward and backward.
+    `linear_composed` computes the same from primitive ops."""
+    x, weight, bias = _linear_args("linear", x, weight, bias)
+    return Linear.apply(x, weight) if bias is None else Linear.apply(x, weight, bias)
+
+
+def linear_composed(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """`linear` as MatMul, Transpose and Add nodes, for reading and drawing."""
+    x, weight, bias = _linear_args("linear_composed", x, weight, bias)
+    out = x @ weight.T  # (..., out)
+    return out if bias is None else out + bias
+
+
+def _linear_args(fn: str, x: Any, weight: Any, bias: Any) -> tuple:
+    x = _tensor(x, fn)
+    weight = _tensor(weight, fn, "weight")
+    bias = None if bias is None else _tensor(bias, fn, "bias")
+    if weight.ndim != 2:
+        raise ValueError(
+            f"{fn}: weight must be 2-D (out_features, in_features), got shape {weight.shape}"
+        )
+    if x.ndim == 0 or x.shape[-1] != weight.shape[1]:
+        raise ValueError(
+            f"{fn}: input of shape {x.shape} does not fit weight {weight.shape}: the input's "
+            f"last axis must be in_features={weight.shape[1]} (weight is (out, in), as PyTorch)"
+        )
+    if bias is not None and bias.shape != (weight.shape[0],):
+        raise ValueError(
+            f"{fn}: bias has shape {bias.shape}, expected ({weight.shape[0]},) "
+            "(out_features, the weight's first axis)"
+        )
+    return x, weight, bias
 
 
 # ----------------------------------------------------------------------------------- losses
-def cross_entropy(logits: Tensor, target: Any, reduction: str = "mean") -> Tensor:
-    """Negative log-likelihood of integer class targets under softmax(logits).
+def cross_entropy(
+    logits: Tensor,
+    target: Any,
+    reduction: str = "mean",
+    ignore_index: int = -100,
+    label_smoothing: float = 0.0,
+) -> Tensor:
+    """Negative log-likelihood of integer class targets under softmax(logits), in one node
+    (`ops.layers.CrossEntropy`: log-softmax, pick, reduce).
 
     `logits` has the class axis LAST: `(N, C)` or `(B, T, C)` (unlike PyTorch's axis 1, so a
-    transformer's output needs no transpose); `target` holds integers in [0, C) with the
-    logits' shape minus that axis: `(N,)` or `(B, T)`. `reduction`: "mean", "sum" or "none"
-    (per-element losses, shaped like `target`).
+    transformer's output needs no transpose; PyTorch's `(N, C, d1, ...)` layout is refused with
+    the `moveaxis` that fixes it); `target` holds integers in [0, C) with the logits' shape
+    minus that axis: `(N,)` or `(B, T)`. As PyTorch: `reduction` "mean" (over the targets that
+    are not `ignore_index`), "sum" or "none" (per-element losses shaped like `target`, 0 where
+    ignored); `label_smoothing` s in [0, 1] mixes the one-hot target with the uniform
+    distribution: loss = (1 - s) * nll + s * mean over classes of -log p. The targets are
+    copied, so refilling a label buffer before `backward()` does not change the gradient.
+    `cross_entropy_composed` computes the same from primitive ops.
     """
-    logits = _tensor(logits, "cross_entropy", "logits")
+    logits, classes = _cross_entropy_args(
+        "cross_entropy", logits, target, reduction, ignore_index, label_smoothing
+    )
+    return CrossEntropy.apply(
+        logits,
+        target=classes,
+        ignore_index=int(ignore_index),
+        label_smoothing=float(label_smoothing),
+        reduction=reduction,
+    )
+
+
+def cross_entropy_composed(
+    logits: Tensor,
+    target: Any,
+    reduction: str = "mean",
+    ignore_index: int = -100,
+    label_smoothing: float = 0.0,
+) -> Tensor:
+    """`cross_entropy` as LogSoftmax, Reshape, indexing, Neg and reduction nodes, for reading
+    and drawing. Same arguments, same result (to rounding)."""
+    logits, classes = _cross_entropy_args(
+        "cross_entropy_composed", logits, target, reduction, ignore_index, label_smoothing
+    )
+    num_classes = logits.shape[-1]
+    labels = classes.reshape(-1).copy()  # (N,)
+    kept = labels != ignore_index  # (N,)
+    labels[~kept] = 0
+    log_probs = logits.log_softmax(axis=-1).reshape(-1, num_classes)  # (N, C)
+    loss = -log_probs[np.arange(labels.size), labels]  # (N,)
+    if label_smoothing:
+        loss = (1 - label_smoothing) * loss - label_smoothing * log_probs.mean(axis=-1)  # (N,)
+    if not kept.all():
+        loss = loss * kept.astype(logits.dtype)  # (N,)
+    if reduction == "mean":
+        count = int(kept.sum())
+        return loss.sum() / count if count else loss.sum() * np.nan
+    return _reduce(loss.reshape(classes.shape), reduction, "cross_entropy_composed")
+
+
+def _cross_entropy_args(
+    fn: str, logits: Any, target: Any, reduction: Any, ignore_index: Any, smoothing: Any
+) -> tuple:
+    """Checked (logits, integer target array) for `cross_entropy`; clear errors otherwise."""
+    logits = _tensor(logits, fn, "logits")
+    _check_float(logits, fn, "logits")
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{fn}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+    if not isinstance(ignore_index, (int, np.integer)) or isinstance(ignore_index, bool):
+        raise TypeError(f"{fn}: ignore_index must be an int, got {type(ignore_index).__name__}")
+    if not isinstance(smoothing, (int, float, np.floating, np.integer)) or isinstance(
+        smoothing, bool
+    ):
+        raise TypeError(
+            f"{fn}: label_smoothing must be a float in [0, 1], got {type(smoothing).__name__}"
+        )
+    if not 0 <= smoothing <= 1:
+        raise ValueError(f"{fn}: label_smoothing must be in [0, 1], got {smoothing}")
     classes = np.asarray(target.data if isinstance(target, Tensor) else target)
     if classes.dtype.kind not in "iu":
         raise TypeError(
-            f"cross_entropy: target must hold integer class indices, got dtype {classes.dtype}. "
-            "Pass class numbers (e.g. np.array([2, 0, 1])), not one-hot or float labels."
+            f"{fn}: target must hold integer class indices, got dtype {classes.dtype}. "
+            "Pass class numbers (e.g. np.array([2, 0, 1])), not one-hot, float or bool labels "
+            "(class probabilities are not supported)."
         )
     if logits.ndim == 0 or logits.shape[:-1] != classes.shape:
+        hint = ""
+        if logits.ndim >= 2 and (logits.shape[0],) + logits.shape[2:] == classes.shape:
+            hint = (
+                " It looks like PyTorch's (N, C, d1, ...) layout: here the class axis is "
+                "last, so pass logits.moveaxis(1, -1) (or build the logits class-last)."
+            )
         raise ValueError(
-            f"cross_entropy: logits of shape {logits.shape} need a target of shape "
+            f"{fn}: logits of shape {logits.shape} need a target of shape "
             f"{logits.shape[:-1]} (the logits' shape without the class axis, which is last), "
-            f"got {classes.shape}"
+            f"got {classes.shape}.{hint}"
         )
     num_classes = logits.shape[-1]
-    bad = classes[(classes < 0) | (classes >= num_classes)]
+    bad = classes[((classes < 0) | (classes >= num_classes)) & (classes != ignore_index)]
     if bad.size:
         raise ValueError(
-            f"cross_entropy: target value {int(bad.flat[0])} is not a class index: with "
+            f"{fn}: target value {int(bad.flat[0])} is not a class index: with "
             f"C={num_classes} classes (logits' last axis) targets must be in [0, {num_classes})"
+            f" or equal ignore_index={int(ignore_index)}"
         )
-    log_probs = logits.log_softmax(axis=-1).reshape(-1, num_classes)  # (N, C)
-    picked = log_probs[np.arange(classes.size), classes.reshape(-1)]  # (N,)
-    loss = -picked.reshape(classes.shape)  # target's shape
-    return _reduce(loss, reduction, "cross_entropy")
+    return logits, classes
 
 
 def mse_loss(pred: Tensor, target: Any, reduction: str = "mean") -> Tensor:
@@ -154,20 +296,27 @@ def layer_norm(
     eps: float = 1e-5,
 ) -> Tensor:
     """(x - mean) / sqrt(var + eps) over the trailing `normalized_shape` axes, then
-    `* weight + bias` if given (biased variance, as PyTorch)."""
-    x = _tensor(x, "layer_norm")
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-    if not shape or len(shape) > x.ndim or x.shape[x.ndim - len(shape) :] != shape:
-        raise ValueError(
-            f"layer_norm: normalized_shape {shape} must be the trailing axes of the input, "
-            f"whose shape is {x.shape}"
-        )
-    for label, param in (("weight", weight), ("bias", bias)):
-        if param is not None and tuple(param.shape) != shape:
-            raise ValueError(
-                f"layer_norm: {label} has shape {tuple(param.shape)}, expected normalized_shape "
-                f"{shape}"
-            )
+    `* weight + bias` if given (biased variance, as PyTorch), in one node
+    (`ops.layers.LayerNorm`). `layer_norm_composed` computes the same from primitive ops."""
+    x, shape, weight, bias = _layer_norm_args("layer_norm", x, normalized_shape, weight, bias, eps)
+    affine = tuple(t for t in (weight, bias) if t is not None)
+    return LayerNorm.apply(
+        x, *affine, dims=len(shape), eps=float(eps), has_weight=weight is not None
+    )
+
+
+def layer_norm_composed(
+    x: Tensor,
+    normalized_shape: int | Sequence[int],
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """`layer_norm` as Mean, Var, Sub, Add, Sqrt, Div (Mul, Add) nodes, for reading and
+    drawing. Same arguments, same result (to rounding)."""
+    x, shape, weight, bias = _layer_norm_args(
+        "layer_norm_composed", x, normalized_shape, weight, bias, eps
+    )
     axes = tuple(range(-len(shape), 0))
     mean = x.mean(axis=axes, keepdims=True)  # (..., 1, ..., 1)
     var = x.var(axis=axes, keepdims=True)  # (..., 1, ..., 1)
@@ -177,6 +326,53 @@ def layer_norm(
     if bias is not None:
         out = out + bias
     return out
+
+
+def normalized_shape_tuple(fn: str, normalized_shape: Any) -> tuple:
+    """`normalized_shape` (an int, NumPy integer or a sequence of them) as a tuple of ints."""
+    if isinstance(normalized_shape, (int, np.integer)) and not isinstance(normalized_shape, bool):
+        return (int(normalized_shape),)
+    try:
+        shape = tuple(normalized_shape)
+    except TypeError:
+        shape = None
+    if shape is None or not all(
+        isinstance(n, (int, np.integer)) and not isinstance(n, bool) for n in shape
+    ):
+        raise TypeError(
+            f"{fn}: normalized_shape must be an int or a tuple of ints (the trailing axes to "
+            f"normalise), got {normalized_shape!r}"
+        )
+    return tuple(int(n) for n in shape)
+
+
+def _layer_norm_args(
+    fn: str, x: Any, normalized_shape: Any, weight: Any, bias: Any, eps: Any
+) -> tuple:
+    x = _tensor(x, fn)
+    _check_float(x, fn)
+    shape = normalized_shape_tuple(fn, normalized_shape)
+    if not shape or len(shape) > x.ndim or x.shape[x.ndim - len(shape) :] != shape:
+        raise ValueError(
+            f"{fn}: normalized_shape {shape} must be the trailing axes of the input, "
+            f"whose shape is {x.shape}"
+        )
+    params = []
+    for label, param in (("weight", weight), ("bias", bias)):
+        if param is not None and not isinstance(param, (Tensor, np.ndarray)):
+            raise TypeError(
+                f"{fn}: {label} must be a Tensor (or an np.ndarray) of shape {shape}, got "
+                f"{type(param).__name__}; wrap it: Tensor(values, requires_grad=True)"
+            )
+        param = None if param is None else _tensor(param, fn, label)
+        if param is not None and tuple(param.shape) != shape:
+            raise ValueError(
+                f"{fn}: {label} has shape {tuple(param.shape)}, expected normalized_shape {shape}"
+            )
+        params.append(param)
+    if isinstance(eps, bool) or not isinstance(eps, (int, float, np.floating, np.integer)):
+        raise TypeError(f"{fn}: eps must be a float, got {type(eps).__name__}")
+    return (x, shape, *params)
 
 
 def dropout(x: Tensor, p: float = 0.5, training: bool = True) -> Tensor:

@@ -1,0 +1,227 @@
+"""Fused layer ops: Linear, LayerNorm, GELU and cross-entropy, each one node.
+
+Each of these is one step of the maths that the primitive ops would spell as several nodes
+(`Linear` as MatMul + Transpose + Add, LayerNorm as a dozen): one node here, with the gradient
+derived by hand and checked in float64 like every other op. `functional.py` keeps the composed
+forms (`linear_composed`, `layer_norm_composed`, `gelu_composed`, `cross_entropy_composed`) for
+reading and drawing.
+
+Argument checking with user-facing messages happens in `functional.py`; these ops only guard
+what would otherwise fail deep inside NumPy. Arrays an op computes and saves are made read-only
+here (rule 1 of function.py's note), so saving them costs no lock.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..function import Function
+from .elementwise import _erf
+
+_SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
+_INV_SQRT_2 = 1 / math.sqrt(2)
+_INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
+_GELU_CUBIC = 0.044715
+
+
+def _frozen(array: np.ndarray) -> np.ndarray:
+    """`array` made read-only: a saved intermediate nobody else holds needs no lock."""
+    array.setflags(write=False)
+    return array
+
+
+def _square(x: np.ndarray) -> np.ndarray:
+    """x * x as a fresh array, also for a 0-d x (where `*` gives a NumPy scalar)."""
+    return np.multiply(x, x, out=np.empty_like(x))
+
+
+class Linear(Function):
+    """out = x @ W^T + b;  dx = dout @ W,  dW = dout^T @ x,  db = sum of dout over rows"""
+
+    @staticmethod
+    def forward(ctx, x, weight, *bias):
+        out_features, in_features = weight.shape
+        if x.ndim == 0 or x.shape[-1] != in_features:
+            raise ValueError(
+                f"Linear: input of shape {x.shape} does not fit weight {weight.shape}: its last "
+                f"axis must be in_features={in_features}"
+            )
+        rows = x.reshape(-1, in_features)  # (N, in), N = all leading axes folded together
+        out = rows @ weight.T  # (N, out): one GEMM, whatever the batch axes
+        if bias:
+            out += bias[0]  # (N, out)
+        ctx.save_for_backward(x, weight)  # the bias is not needed: db only sums dout
+        return out.reshape(*x.shape[:-1], out_features)  # (..., out)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        x, weight = ctx.saved_tensors
+        needs = ctx.needs_input_grad
+        grad_rows = grad_out.reshape(-1, weight.shape[0])  # (N, out)
+        grad_x = grad_weight = grad_bias = None
+        if needs[0]:
+            grad_x = (grad_rows @ weight).reshape(x.shape)  # (..., in)
+        if needs[1]:
+            grad_weight = grad_rows.T @ x.reshape(-1, weight.shape[1])  # (out, in)
+        if len(needs) == 2:
+            return grad_x, grad_weight
+        if needs[2]:
+            grad_bias = grad_rows.sum(axis=0)  # (out,)
+        return grad_x, grad_weight, grad_bias
+
+
+class LayerNorm(Function):
+    """xhat = (x - mean) / sqrt(var + eps) over the last `dims` axes, out = xhat * w + b;
+    dw = sum(dout * xhat),  db = sum(dout),  g = dout * w,
+    dx = (g - mean(g) - xhat * mean(g * xhat)) / sqrt(var + eps)"""
+
+    @staticmethod
+    def forward(ctx, x, *affine, dims, eps, has_weight):
+        features = x.shape[x.ndim - dims :]
+        rows = x.reshape(-1, math.prod(features))  # (N, D): the normalised axes flattened
+        centred = rows - rows.mean(axis=1, keepdims=True)  # (N, D)
+        var = np.einsum("nd,nd->n", centred, centred)[:, None] / rows.shape[1]  # (N, 1)
+        inv_std = 1 / np.sqrt(var + eps)  # (N, 1)
+        centred *= inv_std
+        x_hat = _frozen(centred)  # (N, D)
+        weight = affine[0].reshape(-1) if has_weight else None  # (D,)
+        bias = affine[-1].reshape(-1) if len(affine) > has_weight else None  # (D,)
+        if weight is not None:
+            out = x_hat * weight  # (N, D)
+            if bias is not None:
+                out += bias
+        else:
+            out = x_hat + bias if bias is not None else x_hat.copy()  # (N, D)
+        ctx.has_weight = has_weight
+        ctx.save_for_backward(x_hat, _frozen(inv_std), *affine[:has_weight])
+        return out.reshape(x.shape)  # (..., *features)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        x_hat, inv_std, *weight = ctx.saved_tensors
+        needs = ctx.needs_input_grad
+        grad_rows = grad_out.reshape(x_hat.shape)  # (N, D)
+        grads = [None] * len(needs)
+        if weight and needs[1]:
+            grads[1] = np.einsum("nd,nd->d", grad_rows, x_hat).reshape(weight[0].shape)
+        if len(needs) > 1 + ctx.has_weight and needs[-1]:
+            grads[-1] = grad_rows.sum(axis=0).reshape(ctx.inputs[-1].shape)  # (*features)
+        if needs[0]:
+            g = grad_rows * weight[0].reshape(-1) if weight else grad_rows  # (N, D)
+            projection = np.einsum("nd,nd->n", g, x_hat)[:, None] / x_hat.shape[1]  # (N, 1)
+            grad_x = g - g.mean(axis=1, keepdims=True)  # (N, D)
+            grad_x -= x_hat * projection
+            grad_x *= inv_std
+            grads[0] = grad_x.reshape(grad_out.shape)  # (..., *features)
+        return tuple(grads)
+
+
+class GELU(Function):
+    """exact: out = x * Phi(x),  dx = Phi(x) + x * phi(x)  (Phi, phi: the normal cdf and pdf);
+    tanh: out = x (1 + t) / 2 with t = tanh(c (x + 0.044715 x^3)), c = sqrt(2/pi),
+    dx = (1 + t) / 2 + x (1 - t^2) c (1 + 3 * 0.044715 x^2) / 2"""
+
+    @staticmethod
+    def forward(ctx, x, approximate="none"):
+        if approximate == "tanh":
+            inner = _square(x)  # (x.shape)
+            inner *= _GELU_CUBIC
+            inner += 1
+            inner *= x
+            inner *= _SQRT_2_OVER_PI  # c (x + 0.044715 x^3)
+            gate = _frozen(np.tanh(inner, out=inner))  # t
+            out = gate + 1
+            out *= x
+            out *= 0.5
+        elif approximate == "none":
+            # NumPy has no erf; math.erf per element is exact, which gradcheck needs.
+            cdf = np.asarray(_erf(x * _INV_SQRT_2), dtype=x.dtype)
+            cdf += 1
+            cdf *= 0.5
+            gate = _frozen(cdf)  # Phi(x)
+            out = x * gate
+        else:
+            raise ValueError(f"GELU: approximate must be 'none' or 'tanh', got {approximate!r}")
+        ctx.approximate = approximate
+        ctx.save_for_backward(x, gate)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        x, gate = ctx.saved_tensors
+        if ctx.approximate == "tanh":
+            slope = _square(x)  # (x.shape)
+            slope *= 3 * _GELU_CUBIC
+            slope += 1
+            slope *= 1 - gate * gate
+            slope *= x
+            slope *= _SQRT_2_OVER_PI  # x (1 - t^2) c (1 + 3 * 0.044715 x^2)
+            slope += 1 + gate
+            slope *= 0.5
+        else:
+            slope = _square(x)  # (x.shape)
+            slope *= -0.5
+            np.exp(slope, out=slope)
+            slope *= _INV_SQRT_2PI
+            slope *= x  # x * phi(x)
+            slope += gate
+        slope *= grad_out
+        return (slope,)
+
+
+class CrossEntropy(Function):
+    """loss_i = -(1 - s) logp[i, t_i] - s mean_c(logp[i, c]) with logp = log_softmax(logits),
+    0 where t_i == ignore_index, then summed, averaged over the kept rows, or kept;
+    dlogits_i = w_i (softmax(logits_i) - (1 - s) onehot(t_i) - s / C), w_i = that reduction's
+    weight of row i times dout"""
+
+    @staticmethod
+    def forward(ctx, logits, *, target, ignore_index=-100, label_smoothing=0.0, reduction="mean"):
+        classes = logits.shape[-1]
+        rows = logits.reshape(-1, classes)  # (N, C)
+        # A copy: a label buffer refilled before backward must not change the gradient.
+        labels = np.array(target, dtype=np.intp).reshape(-1)  # (N,)
+        kept = labels != ignore_index  # (N,)
+        picked_labels = np.where(kept, labels, 0)  # (N,), any valid index where ignored
+        shifted = rows - rows.max(axis=1, keepdims=True)  # (N, C), for a stable exp
+        probs = np.exp(shifted)  # (N, C)
+        total = probs.sum(axis=1, keepdims=True)  # (N, 1)
+        probs /= total
+        log_total = np.log(total)  # (N, 1)
+        picked = shifted[np.arange(labels.size), picked_labels] - log_total[:, 0]  # (N,)
+        loss = -picked
+        if label_smoothing:
+            mean_log_prob = shifted.mean(axis=1) - log_total[:, 0]  # (N,)
+            loss *= 1 - label_smoothing
+            loss -= label_smoothing * mean_log_prob
+        loss *= kept
+        ctx.count = int(kept.sum())
+        ctx.logits_shape = logits.shape
+        ctx.ignore_index = ignore_index
+        ctx.label_smoothing = label_smoothing
+        ctx.reduction = reduction
+        ctx.save_for_backward(_frozen(probs), _frozen(picked_labels), _frozen(kept))
+        if reduction == "none":
+            return loss.reshape(np.shape(target))  # target's shape
+        out = loss.sum(dtype=logits.dtype)
+        if reduction == "mean":
+            out = out / logits.dtype.type(ctx.count) if ctx.count else logits.dtype.type("nan")
+        return np.asarray(out, dtype=logits.dtype)  # ()
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        probs, labels, kept = ctx.saved_tensors
+        grad_rows = probs.copy()  # (N, C): softmax(logits)
+        if ctx.label_smoothing:
+            grad_rows -= ctx.label_smoothing / probs.shape[1]
+        grad_rows[np.arange(labels.size), labels] -= 1 - ctx.label_smoothing
+        if ctx.reduction == "none":
+            weight = grad_out.reshape(-1) * kept  # (N,)
+        elif ctx.reduction == "sum":
+            weight = grad_out * kept  # (N,)
+        else:
+            weight = (grad_out / ctx.count if ctx.count else grad_out * np.nan) * kept  # (N,)
+        grad_rows *= weight[:, None]
+        return (grad_rows.reshape(ctx.logits_shape),)
