@@ -222,7 +222,7 @@ def cross_entropy_composed(
         loss = loss * kept.astype(logits.dtype)  # (N,)
     if reduction == "mean":
         count = int(kept.sum())
-        return loss.sum() / count if count else loss.sum() * np.nan
+        return loss.sum() / count if count else loss.sum() + np.nan  # 0/0, gradient 0
     return _reduce(loss.reshape(classes.shape), reduction, "cross_entropy_composed")
 
 

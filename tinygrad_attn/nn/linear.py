@@ -1,9 +1,10 @@
-"""Linear: y = x @ W^T + b, with PyTorch's shapes and initialisation."""
+"""Linear: y = x @ W^T + b, with PyTorch's shapes and initialisation, as one fused node."""
 
 from __future__ import annotations
 
 import math
 
+from ..ops.layers import Linear as LinearOp
 from ..tensor import Tensor, from_numpy, get_default_dtype, get_rng
 from .module import Module, check_size
 
@@ -13,7 +14,8 @@ class Linear(Module):
 
     Both are drawn from U(-1/sqrt(in_features), 1/sqrt(in_features)) with the global generator
     (`ta.manual_seed`), in the default float dtype. Input `(..., in_features)` ->
-    `(..., out_features)`.
+    `(..., out_features)`. One graph node (`ops.layers.Linear`, as `F.linear`); draw
+    `F.linear_composed(x, layer.weight, layer.bias)` to see it as MatMul, Transpose and Add.
     """
 
     def __init__(self, in_features: int, out_features: int, bias: bool = True) -> None:
@@ -34,10 +36,9 @@ class Linear(Module):
 
     def forward(self, x: Tensor) -> Tensor:
         self._check_width(x, self.in_features)
-        out = x @ self.weight.T  # (..., out)
-        if self.bias is not None:
-            out = out + self.bias  # (..., out)
-        return out
+        if self.bias is None:
+            return LinearOp.apply(x, self.weight)  # (..., out)
+        return LinearOp.apply(x, self.weight, self.bias)  # (..., out)
 
     def extra_repr(self) -> str:
         return (

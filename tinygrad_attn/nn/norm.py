@@ -5,19 +5,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .. import functional as F
+from ..ops.layers import LayerNorm as LayerNormOp
 from ..tensor import Tensor, ones, zeros
 from .module import Module, check_size
 
 
 class LayerNorm(Module):
-    """`F.layer_norm` over the trailing `normalized_shape` axes, with a learned `weight`
-    (ones) and `bias` (zeros) of that shape."""
+    """`F.layer_norm` over the trailing `normalized_shape` axes (an int, NumPy integer or a
+    tuple of them), with a learned `weight` (ones) and `bias` (zeros) of that shape. One graph
+    node (`ops.layers.LayerNorm`); `F.layer_norm_composed` draws the steps."""
 
     def __init__(self, normalized_shape: int | Sequence[int], eps: float = 1e-5) -> None:
         super().__init__()
-        shape = (
-            (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-        )
+        shape = F.normalized_shape_tuple("LayerNorm", normalized_shape)
         check_size(self, **{f"normalized_shape[{i}]": n for i, n in enumerate(shape)})
         self.normalized_shape = shape
         self.eps = eps
@@ -36,7 +36,10 @@ class LayerNorm(Module):
                 f"{self._label()}: expected input of shape (..., "
                 f"{', '.join(map(str, self.normalized_shape))}), got {shape}"
             )
-        return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+        dims = len(self.normalized_shape)
+        return LayerNormOp.apply(
+            x, self.weight, self.bias, dims=dims, eps=self.eps, has_weight=True
+        )  # (..., *normalized_shape)
 
     def extra_repr(self) -> str:
         return f"{self.normalized_shape}, eps={self.eps}"

@@ -18,6 +18,8 @@ class TransformerBlock(Module):
     `mlp` is Linear(E, mlp_ratio*E) -> GELU (tanh form, as GPT-2; the exact erf form is
     evaluated element by element and is many times slower here) -> Linear(mlp_ratio*E, E).
     Causal by default: position t sees positions <= t only. Input and output `(..., T, E)`.
+    Each LayerNorm, Linear and GELU is one fused graph node and the attention one more, so a
+    block records 20 nodes (the head split and merge are the rest).
     """
 
     def __init__(

@@ -222,6 +222,7 @@ class CrossEntropy(Function):
         elif ctx.reduction == "sum":
             weight = grad_out * kept  # (N,)
         else:
-            weight = (grad_out / ctx.count if ctx.count else grad_out * np.nan) * kept  # (N,)
+            # Nothing kept: the mean is 0/0 = nan, but no row moves it (PyTorch: gradient 0).
+            weight = grad_out / max(ctx.count, 1) * kept  # (N,)
         grad_rows *= weight[:, None]
         return (grad_rows.reshape(ctx.logits_shape),)
