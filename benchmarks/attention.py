@@ -11,12 +11,14 @@ peak memory of one step (tracemalloc).
 
     python benchmarks/attention.py            # all sizes, float32 and float64
     python benchmarks/attention.py --quick    # under a minute
+    python benchmarks/attention.py --float32 --json out.json --checkout DIR  # as run.py does
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import json
 import os
 import statistics
 import sys
@@ -32,7 +34,19 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numpy as np  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+def _checkout(argv: list[str]) -> str:
+    """The tinygrad_attn checkout to measure: `--checkout DIR`, else the one holding this file
+    (read before the import below, so `benchmarks/run.py` can time another checkout)."""
+    for i, arg in enumerate(argv):
+        if arg == "--checkout" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--checkout="):
+            return arg.split("=", 1)[1]
+    return str(Path(__file__).resolve().parent.parent)
+
+
+sys.path.insert(0, _checkout(sys.argv[1:]))
 
 import tinygrad_attn as ta  # noqa: E402
 from tinygrad_attn.ops.attention import ScaledDotProductAttention  # noqa: E402
@@ -195,9 +209,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer rounds, float32 only")
     parser.add_argument("--rounds", type=int, default=None, help="interleaved rounds (>= 9)")
+    parser.add_argument("--float32", action="store_true", help="float32 only (issue 12's table)")
+    parser.add_argument("--no-memory", action="store_true", help="skip the peak-memory line")
+    parser.add_argument("--checkout", help="the tinygrad_attn checkout to import (default: ours)")
+    parser.add_argument("--json", help="also write the medians (seconds) to this file")
     args = parser.parse_args(argv)
     rounds = args.rounds or (9 if args.quick else 15)
-    dtypes = [np.float32] if args.quick else [np.float32, np.float64]
+    dtypes = [np.float32] if args.quick or args.float32 else [np.float32, np.float64]
+    results: dict = {"tinygrad_attn": ta.__file__, "rounds": rounds, "attention": [], "chain": {}}
     try:
         import torch
 
@@ -219,6 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     for dtype in dtypes:
         for shape in SIZES:
             t = compare(shape, np.dtype(dtype), rounds, torch)
+            results["attention"].append({"dtype": np.dtype(dtype).name, "shape": shape, **t})
             line = (
                 f"{np.dtype(dtype).name:8} {str(shape):15} {t['floor'] * 1e3:9.3f} "
                 f"{t['sdpa'] * 1e3:9.3f} {t['sdpa'] / t['floor']:7.2f}x "
@@ -229,6 +249,9 @@ def main(argv: list[str] | None = None) -> int:
             print(line, flush=True)
 
     ours, numpy_only, theirs = chain_overhead(rounds, torch)
+    results["chain"] = {"ours": ours, "numpy": numpy_only, "torch": theirs}
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
     print(
         f"\nper-op chain (100 elementwise ops on (4, 4), forward + backward): "
         f"{ours * 1e6:.2f} us per op (NumPy alone for the same arithmetic: "
@@ -237,6 +260,8 @@ def main(argv: list[str] | None = None) -> int:
         + ")"
     )
 
+    if args.no_memory:
+        return 0
     x, weights = make_inputs((4, 512, 256), np.dtype(np.float32))
     floor_peak = peak_memory(lambda: floor_step(x, weights))
     sdpa_peak = peak_memory(lambda: framework_step(x, weights, True))
