@@ -18,7 +18,7 @@ import tinygrad_attn.ops.movement
 import tinygrad_attn.ops.reduce
 import tinygrad_attn.ops.softmax
 from tinygrad_attn import Tensor, op_registry
-from tinygrad_attn.function import observers
+from tinygrad_attn.state import observers
 
 OP_TABLE = op_registry.all_samples(np.random.default_rng(20240607))
 op_table = pytest.mark.parametrize("sample", OP_TABLE, ids=[s.id for s in OP_TABLE])

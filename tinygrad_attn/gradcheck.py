@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from .function import no_grad
+from .state import no_grad
 from .tensor import Tensor
 
 
