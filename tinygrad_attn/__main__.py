@@ -25,7 +25,7 @@ def _graph(args: argparse.Namespace) -> int:
 
 
 def _gradcheck(argv: list[str]) -> int:
-    from .gradcheck import main
+    from .testing.cli import main
 
     return main(argv)
 
