@@ -3,6 +3,7 @@ primitive op has a row, reductions and binary ops cover their forms, the random 
 give valid cases, lookups, registration, and the value domains."""
 
 import inspect
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -104,3 +105,13 @@ def test_distinct_domain_has_no_ties_and_kink_domains_avoid_zero():
         drawn = op_tables.draw_values(rng, (1000,), domain)
         assert np.abs(drawn).min() >= domain.low
         assert (drawn < 0).any() and (drawn > 0).any()
+
+
+def test_no_file_of_the_testing_package_is_over_650_lines():
+    folder = Path(op_tables.__file__).parent.parent
+    lengths = {
+        p.relative_to(folder).as_posix(): len(p.read_text().splitlines())
+        for p in folder.rglob("*.py")
+    }
+    assert "opspec.py" in lengths and "op_tables/elementwise.py" in lengths
+    assert not {name: n for name, n in lengths.items() if n > 650}, "split the family file"

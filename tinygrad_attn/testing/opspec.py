@@ -366,8 +366,10 @@ def get(name: str) -> OpSpec:
         if key.lower() == name.lower():
             return spec
     if not _REGISTRY:
-        raise KeyError(f"no op named {name!r}: no op is registered; import the op tables first "
-                       "(`from tinygrad_attn.testing import op_tables`)")
+        raise KeyError(
+            f"no op named {name!r}: no op is registered; import the op tables first "
+            "(`from tinygrad_attn.testing import op_tables`)"
+        )
     raise KeyError(f"no op named {name!r}; registered ops: {', '.join(_REGISTRY)}")
 
 

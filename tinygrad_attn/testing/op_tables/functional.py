@@ -97,37 +97,6 @@ def _np_attention_default_scale(
     return np_attention(q, k, v, *mask, scale=scale, is_causal=is_causal)
 
 
-def _sdpa(
-    q: Tensor,
-    k: Tensor,
-    v: Tensor,
-    *mask: Any,
-    is_causal: bool = False,
-    scale: float | None = None,
-) -> Tensor:
-    attn_mask = mask[0] if mask else None
-    return F.scaled_dot_product_attention(q, k, v, attn_mask, is_causal=is_causal, scale=scale)
-
-
-def _attention_composed(
-    q: Tensor,
-    k: Tensor,
-    v: Tensor,
-    *mask: Any,
-    is_causal: bool = False,
-    scale: float | None = None,
-) -> Tensor:
-    attn_mask = mask[0] if mask else None
-    return F.attention_composed(q, k, v, attn_mask, is_causal=is_causal, scale=scale)
-
-
-def _attention_weights(
-    q: Tensor, k: Tensor, *mask: Any, is_causal: bool = False, scale: float | None = None
-) -> Tensor:
-    attn_mask = mask[0] if mask else None
-    return F.attention_weights(q, k, attn_mask, is_causal=is_causal, scale=scale)
-
-
 def _np_attention_weights(
     q: np.ndarray,
     k: np.ndarray,
@@ -364,7 +333,7 @@ def _generate_sdpa(c: Choices) -> Case:
 register(
     OpSpec(
         "F.scaled_dot_product_attention",
-        _sdpa,
+        F.scaled_dot_product_attention,
         _np_attention_default_scale,
         _SDPA_CASES,
         _generate_sdpa,
@@ -375,7 +344,7 @@ register(
 register(
     OpSpec(
         "F.attention_composed",
-        _attention_composed,
+        F.attention_composed,
         _np_attention_default_scale,
         _SDPA_CASES,
         _generate_sdpa,
@@ -394,7 +363,7 @@ def _generate_attention_weights(c: Choices) -> Case:
 register(
     OpSpec(
         "F.attention_weights",
-        _attention_weights,
+        F.attention_weights,
         _np_attention_weights,
         tuple(
             Case(case.label, case.inputs[:2] + case.inputs[3:], case.params) for case in _SDPA_CASES

@@ -27,8 +27,8 @@ from .functional import layer_norm_shape, np_gelu, np_layer_norm
 
 # Each layer is gradchecked with respect to its input AND its parameters: the parameters are
 # passed in as inputs and swapped in for one call by `nn.functional_call`. The parameter
-# shapes in the cases follow each layer's contract; tests/test_ops.py checks them against
-# `named_parameters()`.
+# shapes in the cases follow each layer's contract (in `named_parameters()` order); a wrong one
+# fails the forward, or its comparison with the NumPy reference, in tests/test_ops.py.
 
 _MODULES: dict = {}
 
