@@ -1,8 +1,8 @@
 """The op tables: a test case list for every public op, one file per op family.
 
 Importing this package registers every family, in reading order (elementwise, reduce,
-movement, matmul, softmax, attention, functional, nn): the order `names()` lists them and
-`python -m tinygrad_attn gradcheck` prints them. It re-exports the registry's API from
+movement, matmul, softmax, attention, layers, functional, nn): the order `names()` lists them
+and `python -m tinygrad_attn gradcheck` prints them. It re-exports the registry's API from
 `testing.opspec`, so `op_tables.get("MatMul")` or `op_tables.all_samples(rng)` always sees
 every family. To add an op, see the note at the top of `testing/opspec.py`.
 
@@ -38,9 +38,9 @@ from ..opspec import (
     select,
     specs,
 )
-from . import elementwise, reduce, movement, matmul, softmax, attention, functional, nn
+from . import elementwise, reduce, movement, matmul, softmax, attention, layers, functional, nn
 
-FAMILIES = (elementwise, reduce, movement, matmul, softmax, attention, functional, nn)
+FAMILIES = (elementwise, reduce, movement, matmul, softmax, attention, layers, functional, nn)
 
 __all__ = [
     "AWAY_FROM_ZERO",
