@@ -2,6 +2,7 @@
 
     python benchmarks/run.py                           # this checkout (about 4 minutes)
     python benchmarks/run.py --baseline /tmp/ta-main   # and another checkout, side by side
+                                                       # (--baseline repeats)
     python benchmarks/run.py --quick                   # rough numbers in about a minute
     /work/torchvenv/bin/python benchmarks/run.py ...   # with the PyTorch columns
 
@@ -96,14 +97,38 @@ def measure(python: str, checkout: Path, args: argparse.Namespace, tmp: Path) ->
     return [values, notes]
 
 
+def commit(checkout: Path) -> str:
+    """The checkout's short commit (with + if it has uncommitted changes), or its name."""
+    try:
+        sha = subprocess.run(
+            ["git", "-C", checkout, "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", checkout, "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    except OSError:
+        sha, dirty = "", ""
+    return (sha + ("+" if dirty else "")) or checkout.name
+
+
 def cell(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.2f}x"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--baseline", type=Path, help="another checkout to measure first")
-    parser.add_argument("--checkout", type=Path, default=HERE.parent, help="default: this one")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        action="append",
+        default=[],
+        help="another checkout to measure first (repeatable); its column is named by its commit",
+    )
+    parser.add_argument(
+        "--checkout", type=Path, default=HERE.parent.resolve(), help="default: this one"
+    )
     parser.add_argument("--python", default=sys.executable, help="interpreter for the runs")
     parser.add_argument("--quick", action="store_true", help="fewer rounds (rough numbers)")
     parser.add_argument(
@@ -111,9 +136,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--json", type=Path, help="also write the table's numbers here")
     args = parser.parse_args(argv)
-    checkouts = [("after", args.checkout.resolve())]
-    if args.baseline:
-        checkouts.insert(0, ("before", args.baseline.resolve()))
+    checkouts = [(f"before {commit(b)}", b.resolve()) for b in args.baseline]
+    checkouts.append((f"after {commit(args.checkout)}" if checkouts else "now", args.checkout))
     start = time.perf_counter()
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
