@@ -95,6 +95,7 @@ class LayerNorm(Function):
         else:
             out = x_hat + bias if bias is not None else x_hat.copy()  # (N, D)
         ctx.has_weight = has_weight
+        ctx.features = features
         ctx.save_for_backward(x_hat, _frozen(inv_std), *affine[:has_weight])
         return out.reshape(x.shape)  # (..., *features)
 
@@ -105,9 +106,9 @@ class LayerNorm(Function):
         grad_rows = grad_out.reshape(x_hat.shape)  # (N, D)
         grads = [None] * len(needs)
         if weight and needs[1]:
-            grads[1] = np.einsum("nd,nd->d", grad_rows, x_hat).reshape(weight[0].shape)
+            grads[1] = np.einsum("nd,nd->d", grad_rows, x_hat).reshape(ctx.features)
         if len(needs) > 1 + ctx.has_weight and needs[-1]:
-            grads[-1] = grad_rows.sum(axis=0).reshape(ctx.inputs[-1].shape)  # (*features)
+            grads[-1] = grad_rows.sum(axis=0).reshape(ctx.features)  # (*features)
         if needs[0]:
             g = grad_rows * weight[0].reshape(-1) if weight else grad_rows  # (N, D)
             projection = np.einsum("nd,nd->n", g, x_hat)[:, None] / x_hat.shape[1]  # (N, 1)
