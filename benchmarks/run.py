@@ -4,6 +4,7 @@
     python benchmarks/run.py --baseline /tmp/ta-main   # and another checkout, side by side
                                                        # (--baseline repeats)
     python benchmarks/run.py --quick                   # rough numbers in about a minute
+    python benchmarks/run.py --clock thread            # CPU time: steadier on a busy machine
     /work/torchvenv/bin/python benchmarks/run.py ...   # with the PyTorch columns
 
 Each row is a ratio measured inside one process, with both sides interleaved round by round
@@ -56,6 +57,7 @@ def train_steps(python: str, checkout: Path, args: argparse.Namespace, out: Path
     cmd = [python, HERE / "train_step.py", "--impls", "ta-1t,torch-1t", "--json", out]
     cmd += ["--quick"] if args.quick else []
     cmd += ["--mallopt"] if args.mallopt else []
+    cmd += ["--clock", args.clock]
     run(cmd, checkout, checkout)
     data = json.loads(out.read_text())
     ratios = {r["size"]: r["median"] for r in data["ratios"] if r["num"] == "ta-1t"}
@@ -67,7 +69,7 @@ def train_steps(python: str, checkout: Path, args: argparse.Namespace, out: Path
 
 def attention(python: str, checkout: Path, args: argparse.Namespace, out: Path) -> dict:
     cmd = [python, HERE / "attention.py", "--float32", "--no-memory", "--json", out]
-    cmd += ["--checkout", checkout] + (["--quick"] if args.quick else [])
+    cmd += ["--checkout", checkout, "--clock", args.clock] + (["--quick"] if args.quick else [])
     run(cmd, checkout, checkout)
     return json.loads(out.read_text())
 
@@ -134,6 +136,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--mallopt", action="store_true", help="train steps with glibc keeping freed memory"
     )
+    parser.add_argument(
+        "--clock",
+        choices=["wall", "thread"],
+        default="wall",
+        help="wall time, or each process's main-thread CPU time (steadier on a busy machine; "
+        "fair because every compared side runs on one thread)",
+    )
     parser.add_argument("--json", type=Path, help="also write the table's numbers here")
     args = parser.parse_args(argv)
     checkouts = [(f"before {commit(b)}", b.resolve()) for b in args.baseline]
@@ -144,7 +153,8 @@ def main(argv: list[str] | None = None) -> int:
         for label, checkout in checkouts:
             results[label] = measure(args.python, checkout, args, Path(tmp))
     labels = [label for label, _ in checkouts]
-    print(f"\nissue 12's table ({'quick, ' if args.quick else ''}float32, {args.python})")
+    quick = "quick, " if args.quick else ""
+    print(f"\nissue 12's table ({quick}float32, {args.clock} clock, {args.python})")
     for label, checkout in checkouts:
         print(f"  {label}: {checkout}")
     print("\n| workload | target | " + " | ".join(labels) + " |")
