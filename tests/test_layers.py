@@ -332,3 +332,15 @@ def test_tiny_model_gradients_equal_the_composed_forms_in_float64():
     F.cross_entropy_composed(logits, ids[:, 1:]).backward()
     for name, p in model.named_parameters():
         np.testing.assert_allclose(p.grad, fused[name], rtol=1e-9, atol=1e-12, err_msg=name)
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_saves_only_its_slope_and_nothing_under_no_grad(rng, approximate):
+    x = leaf(rng, 2, 3)
+    out = F.gelu(x, approximate=approximate)
+    (slope,) = out.grad_fn.saved_tensors
+    assert slope.shape == x.shape and not slope.flags.writeable
+    with ta.no_grad():
+        quiet = F.gelu(x, approximate=approximate)
+    assert quiet.grad_fn is None
+    np.testing.assert_array_equal(quiet.data, out.data)

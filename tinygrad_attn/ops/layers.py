@@ -126,50 +126,53 @@ class GELU(Function):
 
     @staticmethod
     def forward(ctx, x, approximate="none"):
+        # The slope dout/dx is computed here, from the pieces of the forward, when a graph is
+        # being recorded (ctx._recording): backward is then one multiply, and it is the only
+        # array saved.
+        square = _square(x)  # (x.shape)
         if approximate == "tanh":
-            inner = _square(x)  # (x.shape)
-            inner *= _GELU_CUBIC
-            inner += 1
-            inner *= x
-            inner *= _SQRT_2_OVER_PI  # c (x + 0.044715 x^3)
-            gate = _frozen(np.tanh(inner, out=inner))  # t
+            gate = np.multiply(square, _GELU_CUBIC, out=np.empty_like(x))  # (x.shape), 0-d too
+            gate += 1
+            gate *= x
+            gate *= _SQRT_2_OVER_PI  # c (x + 0.044715 x^3)
+            np.tanh(gate, out=gate)  # t
             out = gate + 1
             out *= x
             out *= 0.5
+            if ctx._recording:
+                slope = square
+                slope *= 3 * _GELU_CUBIC
+                slope += 1
+                slope *= x
+                slope *= _SQRT_2_OVER_PI  # c x (1 + 3 * 0.044715 x^2)
+                slope *= 1 - gate * gate
+                slope += gate
+                slope += 1
+                slope *= 0.5
+                ctx.save_for_backward(_frozen(slope))
         elif approximate == "none":
             # NumPy has no erf; math.erf per element is exact, which gradcheck needs.
             cdf = np.asarray(_erf(x * _INV_SQRT_2), dtype=x.dtype)
             cdf += 1
-            cdf *= 0.5
-            gate = _frozen(cdf)  # Phi(x)
-            out = x * gate
+            cdf *= 0.5  # Phi(x)
+            out = x * cdf
+            if ctx._recording:
+                slope = square
+                slope *= -0.5
+                np.exp(slope, out=slope)
+                slope *= _INV_SQRT_2PI
+                slope *= x  # x * phi(x)
+                slope += cdf
+                ctx.save_for_backward(_frozen(slope))
         else:
             raise ValueError(f"GELU: approximate must be 'none' or 'tanh', got {approximate!r}")
         ctx.approximate = approximate
-        ctx.save_for_backward(x, gate)
         return out
 
     @staticmethod
     def backward(ctx, grad_out):
-        x, gate = ctx.saved_tensors
-        if ctx.approximate == "tanh":
-            slope = _square(x)  # (x.shape)
-            slope *= 3 * _GELU_CUBIC
-            slope += 1
-            slope *= 1 - gate * gate
-            slope *= x
-            slope *= _SQRT_2_OVER_PI  # x (1 - t^2) c (1 + 3 * 0.044715 x^2)
-            slope += 1 + gate
-            slope *= 0.5
-        else:
-            slope = _square(x)  # (x.shape)
-            slope *= -0.5
-            np.exp(slope, out=slope)
-            slope *= _INV_SQRT_2PI
-            slope *= x  # x * phi(x)
-            slope += gate
-        slope *= grad_out
-        return (slope,)
+        (slope,) = ctx.saved_tensors  # dout/dx, from forward
+        return (grad_out * slope,)
 
 
 class CrossEntropy(Function):
