@@ -41,7 +41,7 @@ _waiting: dict[int, list] = {}
 # without backward unlocks its arrays when its node is collected.
 _holders: dict[weakref.ref, tuple] = {}
 # Nodes collected while the table was busy (a collection can run at any allocation): unlocked
-# by whoever holds the table when it lets go.
+# as soon as the table is free.
 _collected: deque = deque()
 
 
@@ -67,30 +67,28 @@ def lock_saved(node: Any, arrays: tuple, inputs: tuple) -> None:
     """Make read-only, for as long as `node` lives unreleased, those of `arrays` that need it:
     not op results or constants, which are read-only for good. `inputs` are the node's input
     tensors, whose names the error note uses."""
-    targets = [
-        a
-        for a in arrays
-        if a.__class__ is np.ndarray
-        and (a.base is not None or a.flags.writeable or id(a) in _locked)
-    ]
-    if not targets:
+    held = []  # what this node holds a lock on: each array and the memory it views, owner first
+    for array in arrays:
+        if array.__class__ is np.ndarray and _needs_lock(array):
+            held += [
+                t for t in reversed(_memory_of(array)) if t.flags.writeable or id(t) in _locked
+            ]
+    if not held:
         return
     holder = _Holder(type(node).__name__, {id(t.data): t.name for t in inputs if t.name})
     ref = weakref.ref(node, _node_collected)
-    _table_lock.acquire()
-    try:
-        for array in targets:
-            for target in _memory_of(array):
-                entry = _locked.get(id(target))
-                if entry is not None:
-                    entry[1].append(holder)
-                elif target.flags.writeable:
-                    target.setflags(write=False)
-                    _locked[id(target)] = [target, [holder]]
-        _holders[ref] = (targets, holder)
-    finally:
-        _release_table()
+    with _table_lock:
+        for target in held:
+            entry = _locked.get(id(target))
+            if entry is None:
+                target.setflags(write=False)
+                _locked[id(target)] = [target, [holder]]
+            else:
+                entry[1].append(holder)
+        _holders[ref] = (held, holder)
     node._lock_ref = ref
+    if _collected:
+        _drain()
 
 
 def _needs_lock(array: np.ndarray) -> bool:
@@ -100,63 +98,53 @@ def _needs_lock(array: np.ndarray) -> bool:
 
 def unlock_saved(node: Any) -> None:
     """Give back what `node` locked (it is being released by backward)."""
-    ref = node.__dict__.pop("_lock_ref", None)
-    if ref is not None:
-        _table_lock.acquire()
-        try:
-            _unlock(_holders.pop(ref, None))
-        finally:
-            _release_table()
+    with _table_lock:
+        _unlock(_holders.pop(node.__dict__.pop("_lock_ref")))
+    if _collected:
+        _drain()
 
 
 def _node_collected(ref: weakref.ref) -> None:
     # A graph dropped without backward must not leave its arrays read-only. A collection can
-    # run at any allocation, even while this thread holds the table: then it waits in the queue.
-    if _table_lock.acquire(blocking=False):
+    # run at any allocation, even while a thread holds the table: then it waits in the queue.
+    _collected.append(ref)
+    _drain()
+
+
+def _drain() -> None:
+    """Unlock what collected nodes held, if the table is free (else its holder will)."""
+    while _collected and _table_lock.acquire(blocking=False):
         try:
-            _unlock(_holders.pop(ref, None))
+            while _collected:
+                _unlock(_holders.pop(_collected.popleft(), None))
         finally:
-            _release_table()
-    else:
-        _collected.append(ref)
-
-
-def _release_table() -> None:
-    """Let go of the table, first unlocking nodes collected while it was held."""
-    while True:
-        while _collected:
-            _unlock(_holders.pop(_collected.popleft(), None))
-        _table_lock.release()
-        if not _collected or not _table_lock.acquire(blocking=False):
-            return
+            _table_lock.release()
 
 
 def _unlock(held: tuple | None) -> None:
     if held is None:
         return
-    arrays, holder = held
-    for array in arrays:
-        for target in reversed(_memory_of(array)):  # the owner first: see _waiting
-            entry = _locked.get(id(target))
-            if entry is None or holder not in entry[1]:
-                continue
-            entry[1].remove(holder)
-            if not entry[1]:
-                del _locked[id(target)]
-                _make_writable(target)
+    targets, holder = held
+    for target in targets:  # owners first: see _waiting
+        holders = _locked[id(target)][1]
+        holders.remove(holder)
+        if not holders:
+            _free(target)
 
 
-def _make_writable(array: np.ndarray) -> None:
-    if array.base is not None:
-        owner = _memory_of(array)[-1]
-        if owner is not array and not owner.flags.writeable:
-            if id(owner) in _locked:  # another live node still holds the memory
-                _waiting.setdefault(id(owner), []).append(array)
-            return  # (an owner someone else made read-only keeps its views read-only too)
+def _free(array: np.ndarray) -> None:
+    """The last holder let go: make it writable again (a view waits for its owner)."""
+    del _locked[id(array)]
+    owner = array if array.base is None else _memory_of(array)[-1]
+    if owner is not array and not owner.flags.writeable:
+        if id(owner) in _locked:  # another live node still holds the memory
+            _waiting.setdefault(id(owner), []).append(array)
+        return  # (an owner someone else made read-only keeps its views read-only too)
     array.setflags(write=True)
-    for view in _waiting.pop(id(array), ()):
-        if id(view) not in _locked:
-            view.setflags(write=True)
+    if _waiting:
+        for view in _waiting.pop(id(array), ()):
+            if id(view) not in _locked:
+                view.setflags(write=True)
 
 
 def saved_by(array: np.ndarray) -> list[str]:

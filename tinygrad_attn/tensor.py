@@ -13,6 +13,7 @@ the end of function.py.
 
 from __future__ import annotations
 
+import collections
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -253,8 +254,7 @@ class Tensor:
             raise TypeError("len() of a 0-d tensor")
         return len(self.data)
 
-    def __hash__(self) -> int:
-        return id(self)
+    __hash__ = object.__hash__  # by identity (== is elementwise); C-level, cheap in dicts
 
     def __bool__(self) -> bool:
         if self.data.size != 1:
@@ -299,8 +299,7 @@ class Tensor:
     # ----------------------------------------------------------- autograd hooks
     def backward(self, gradient: Any = None, retain_graph: bool = False) -> None:
         """Reverse-mode pass from this tensor: fills `.grad` of the leaves that require grad."""
-        for _step in engine.backward_steps(self, gradient, retain_graph):
-            pass
+        collections.deque(engine.backward_steps(self, gradient, retain_graph), maxlen=0)
 
     def backward_steps(
         self, gradient: Any = None, retain_graph: bool = False
