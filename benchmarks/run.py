@@ -5,6 +5,7 @@
                                                        # (--baseline repeats)
     python benchmarks/run.py --quick                   # rough numbers in about a minute
     python benchmarks/run.py --clock thread            # CPU time: steadier on a busy machine
+    python benchmarks/run.py --also-mallopt            # + train steps keeping freed memory
     /work/torchvenv/bin/python benchmarks/run.py ...   # with the PyTorch columns
 
 Each row is a ratio measured inside one process, with both sides interleaved round by round
@@ -52,11 +53,13 @@ def run(cmd: list, cwd: Path, checkout: Path) -> None:
         raise SystemExit(f"run.py: {cmd[1]} failed for {checkout} (exit {done.returncode})")
 
 
-def train_steps(python: str, checkout: Path, args: argparse.Namespace, out: Path) -> dict:
+def train_steps(
+    python: str, checkout: Path, args: argparse.Namespace, out: Path, mallopt: bool
+) -> dict:
     """ta-1t / torch-1t paired ratio and ta-1t ms/step per size (None: no torch)."""
     cmd = [python, HERE / "train_step.py", "--impls", "ta-1t,torch-1t", "--json", out]
     cmd += ["--quick"] if args.quick else []
-    cmd += ["--mallopt"] if args.mallopt else []
+    cmd += ["--mallopt"] if mallopt else []
     cmd += ["--clock", args.clock]
     run(cmd, checkout, checkout)
     data = json.loads(out.read_text())
@@ -74,9 +77,11 @@ def attention(python: str, checkout: Path, args: argparse.Namespace, out: Path) 
     return json.loads(out.read_text())
 
 
-def measure(python: str, checkout: Path, args: argparse.Namespace, tmp: Path) -> list:
+def measure(
+    python: str, checkout: Path, args: argparse.Namespace, tmp: Path, mallopt: bool
+) -> list:
     """One checkout's row values (floats, or None for n/a), in ROWS' order."""
-    train = train_steps(python, checkout, args, tmp / "train.json")
+    train = train_steps(python, checkout, args, tmp / "train.json", mallopt)
     att = attention(python, checkout, args, tmp / "attention.json")
     by_shape = {tuple(r["shape"]): r for r in att["attention"]}
     small, mid, big = by_shape[(1, 8, 16)], by_shape[(8, 128, 128)], by_shape[(4, 512, 256)]
@@ -137,6 +142,11 @@ def main(argv: list[str] | None = None) -> int:
         "--mallopt", action="store_true", help="train steps with glibc keeping freed memory"
     )
     parser.add_argument(
+        "--also-mallopt",
+        action="store_true",
+        help="one more column: the last checkout again, its train steps with --mallopt",
+    )
+    parser.add_argument(
         "--clock",
         choices=["wall", "thread"],
         default="wall",
@@ -145,18 +155,21 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--json", type=Path, help="also write the table's numbers here")
     args = parser.parse_args(argv)
-    checkouts = [(f"before {commit(b)}", b.resolve()) for b in args.baseline]
-    checkouts.append((f"after {commit(args.checkout)}" if checkouts else "now", args.checkout))
+    checkouts = [(f"before {commit(b)}", b.resolve(), args.mallopt) for b in args.baseline]
+    label = f"after {commit(args.checkout)}" if checkouts else "now"
+    checkouts.append((label, args.checkout, args.mallopt))
+    if args.also_mallopt:
+        checkouts.append((label + " mallopt", args.checkout, True))
     start = time.perf_counter()
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for label, checkout in checkouts:
-            results[label] = measure(args.python, checkout, args, Path(tmp))
-    labels = [label for label, _ in checkouts]
+        for label, checkout, mallopt in checkouts:
+            results[label] = measure(args.python, checkout, args, Path(tmp), mallopt)
+    labels = [label for label, _, _ in checkouts]
     quick = "quick, " if args.quick else ""
     print(f"\nissue 12's table ({quick}float32, {args.clock} clock, {args.python})")
-    for label, checkout in checkouts:
-        print(f"  {label}: {checkout}")
+    for label, checkout, mallopt in checkouts:
+        print(f"  {label}: {checkout}" + (" (train steps with --mallopt)" if mallopt else ""))
     print("\n| workload | target | " + " | ".join(labels) + " |")
     print("|---|---|" + "---:|" * len(labels))
     for i, (row, target) in enumerate(ROWS):
