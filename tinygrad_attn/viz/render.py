@@ -22,6 +22,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -97,7 +98,14 @@ def run_renderer(dot_source: str, format: str, renderer: str | None = None) -> b
             f"the renderer {exe} failed (exit status {done.returncode}) drawing {format}: "
             f"{message or 'no output'}"
         )
+    message = done.stderr.decode("utf-8", "replace").strip()
+    if message:  # the picture was drawn, but the renderer had something to say
+        warnings.warn(f"the renderer {Path(exe).name} said: {message}", RendererWarning, 2)
     return done.stdout
+
+
+class RendererWarning(UserWarning):
+    """What the renderer printed while drawing (e.g. `dot` scaling a picture down)."""
 
 
 class GraphPicture(graphviz.Digraph):
