@@ -74,8 +74,9 @@ class Geometry:
                 (t.text or "", float(t.get("font-size", "14")))
                 for t in group.iter("{http://www.w3.org/2000/svg}text")
             ]
-            node = Node(title.text if title is not None else "", min(xs), max(xs), min(ys),
-                        max(ys), texts)
+            node = Node(
+                title.text if title is not None else "", min(xs), max(xs), min(ys), max(ys), texts
+            )
             (self.nodes if kind == "node" else self.clusters).append(node)
         # the graph's own translate puts (0, 0) at the top-left corner of the drawing
         transform = root.find("svg:g", _NS).get("transform", "")

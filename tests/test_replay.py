@@ -240,9 +240,9 @@ def test_a_collapsed_transformer_block_highlights_module_boxes(tmp_path):
 def test_drawn_ids_name_the_svg_elements():
     loss, _ = head_loss()
     traced = trace(loss)
-    options = DrawOptions(element_ids=True)
+    options = DrawOptions(element_ids=True, all_ops=True, max_nodes=None)
     ids = drawn_ids(traced, options)
-    dot = to_dot(loss, element_ids=True)
+    dot = to_dot(loss, element_ids=True, all_ops=True, max_nodes=None)
     for edge_id in filter(None, ids.forward_edges + ids.backward_edges):
         assert f"id={edge_id}" in dot or f'id="{edge_id}"' in dot
     assert set(ids.nodes) == {r.id for r in traced.tensors} | {o.id for o in traced.ops}
@@ -255,7 +255,7 @@ def test_drawn_ids_name_the_svg_elements():
 def test_drawn_ids_give_x_times_x_two_edges():
     x = Tensor(np.arange(3.0), requires_grad=True, name="x")
     traced = trace((x * x).sum())
-    ids = drawn_ids(traced, DrawOptions())
+    ids = drawn_ids(traced, DrawOptions(all_ops=True))
     # x -> Mul twice, Mul -> x*x, x*x -> Sum, Sum -> out: five edges, each with its own id
     assert len(traced.edges) == 5
     assert len(set(ids.backward_edges)) == 5 and None not in ids.backward_edges

@@ -28,7 +28,10 @@ from tinygrad_attn.viz import (
     to_dot,
     trace,
 )
+from tinygrad_attn.format import POSITIVE, value_colour
+from tinygrad_attn.viz import keep_values
 from tinygrad_attn.viz import render as render_module
+from tinygrad_attn.viz.values import kept_grad, kept_value
 
 
 @pytest.fixture
@@ -131,7 +134,13 @@ def _label_lines(attrs: dict) -> list:
     label = attrs.get("label", "")
     if label.startswith("<") and label.endswith(">"):
         label = label[1:-1]  # an HTML-like label
-    return [html.unescape(re.sub(r"<[^>]*>", "", part)).strip() for part in label.split("<br/>")]
+    parts = re.split(r"<br/>|</tr>", label)
+    lines = [html.unescape(re.sub(r"<[^>]*>", "", part)).strip() for part in parts]
+    return [line for line in lines if line]
+
+
+# every primitive op, constant and intermediate: the plumbing these tests are about
+PLUMBING = {"all_ops": True, "show_params": True, "max_nodes": None}
 
 
 # ------------------------------------------------------------------ programs to draw
@@ -165,7 +174,7 @@ def attention_head(rng, dtype=np.float64):
 
 def test_nodes_are_ops_and_tensors_with_name_shape_dtype(rng):
     x, weights, loss = attention_head(rng)
-    dot = Dot(to_dot(loss))
+    dot = Dot(to_dot(loss, **PLUMBING))
     assert len(dot.labelled("MatMul")) == 5  # three projections, scores, weighted values
     assert len(dot.labelled("Softmax")) == 1
     assert dot.labelled("(5, 4) float64")
@@ -184,7 +193,7 @@ def test_nodes_are_ops_and_tensors_with_name_shape_dtype(rng):
 
 def test_red_edges_reach_exactly_the_tensors_that_require_grad(rng):
     x, weights, loss = attention_head(rng)
-    dot = Dot(to_dot(loss))
+    dot = Dot(to_dot(loss, **PLUMBING))
     graph = trace(loss)
     needs_grad = {r.id for r in graph.tensors if r.requires_grad and not r.is_root}
     reached = {n for n in dot.gradient_targets() if n.startswith("t")}
@@ -214,7 +223,7 @@ def test_every_edge_is_green_red_or_blue_and_legend_names_them(rng):
 def test_x_times_x_shows_two_edges_each_way(rng):
     x = Tensor(rng.standard_normal(3), requires_grad=True, name="x")
     y = (x * x).sum()
-    dot = Dot(to_dot(y))
+    dot = Dot(to_dot(y, **PLUMBING))
     mul = dot.node_of("Mul")
     xid = dot.node_of("x")
     assert [(a, b) for a, b, _ in dot.colour(GREEN)].count((xid, mul)) == 2
@@ -224,7 +233,7 @@ def test_x_times_x_shows_two_edges_each_way(rng):
 @pytest.mark.parametrize("passes", ["forward", "backward"])
 def test_forward_only_and_backward_only(rng, passes):
     _, _, loss = attention_head(rng)
-    dot = Dot(to_dot(loss, passes=passes))
+    dot = Dot(to_dot(loss, passes=passes, **PLUMBING))
     colours = {attrs["color"] for _, _, attrs in dot.edges}
     legend = dot.graph["label"]
     if passes == "forward":
@@ -260,7 +269,7 @@ def test_same_program_gives_the_same_text(rng):
 def test_ids_follow_traversal_order(rng):
     x = Tensor(rng.standard_normal(2), requires_grad=True, name="a")
     y = (x.exp() + 1).sum()
-    dot = Dot(to_dot(y))
+    dot = Dot(to_dot(y, **PLUMBING))
     assert dot.node_of("a") == "t0" and dot.node_of("Exp") == "op0"
     assert dot.node_of("Sum") == "op2"
 
@@ -276,42 +285,62 @@ def test_released_graph_draws_the_same_picture(rng):
 
 
 def test_values_and_gradients_on_nodes(rng):
-    x = Tensor(np.array([1.0, 2.0, 3.0]), name="small")
+    x = Tensor(np.array([1.0, -2.0, 3.0]), name="small")
     w = Tensor(rng.standard_normal((20, 3)), requires_grad=True, name="big")
     h = w @ x  # (20,)
     h.name = "h"
     loss = h.sum()
     loss.backward()
     dot = Dot(to_dot(loss, show_values=True, show_grads=True))
-    small = " ".join(_label_lines(dot.nodes[dot.node_of("small")]))
-    assert "[1., 2., 3.]" in small
-    big = " ".join(_label_lines(dot.nodes[dot.node_of("big")]))
+    small = dot.nodes[dot.node_of("small")]["label"]
+    # a small array is a heat map in the value palette: -2 is full purple, 3 full orange
+    cells = re.findall(r'bgcolor="(#[0-9a-f]{6})"', small)
+    assert cells == [value_colour(v, 3.0) for v in (1.0, -2.0, 3.0)]
+    assert cells[2] == POSITIVE and "-2 … 3" in _label_lines(dot.nodes[dot.node_of("small")])
+    big = " ".join(_label_lines(dot.nodes[dot.node_of("big")]))  # 20 rows: too big for a map
     assert f"max {w.data.max():.3g}" in big and f"mean {w.data.mean():.3g}" in big
     assert f"grad min {w.grad.min():.3g}" in big  # the gradient is x in every row
-    h_label = " ".join(_label_lines(dot.nodes[dot.node_of("h")]))
+    h_label = " ".join(_label_lines(dot.nodes[dot.node_of("→ h (20,) float64")]))
     assert "min" in h_label  # h is still alive: its value is shown
     del h
     gc.collect()
     dot = Dot(to_dot(loss, show_values=True))
-    matmul_out = [
-        i
-        for i in dot.nodes
-        if "(20,) float32" in _label_lines(dot.nodes[i])
-        or "(20,) float64" in _label_lines(dot.nodes[i])
-    ]
-    assert len(matmul_out) == 1
-    assert "value not kept (tensor is gone)" in _label_lines(dot.nodes[matmul_out[0]])
+    h_label = _label_lines(dot.nodes[dot.node_of("→ h (20,) float64")])
+    assert "value not kept (tensor is gone)" in h_label
+
+
+def test_keep_values_shows_what_backward_released(rng):
+    x = Tensor(rng.standard_normal((3, 4)), name="X")
+    w = Tensor(rng.standard_normal((4, 4)), requires_grad=True, name="W")
+    with keep_values():
+        h = (x @ w).tanh()  # (3, 4), made and dropped inside the block
+        h.name = "h"
+        expected = h.data.copy()
+        loss = (h * h).sum()
+        del h
+        loss.backward()
+    gc.collect()
+    label = Dot(to_dot(loss, show_values=True, show_grads=True)).nodes
+    node = [n for n in label.values() if "→ h (3, 4) float64" in _label_lines(n)][0]
+    cells = re.findall(r'bgcolor="(#[0-9a-f]{6})"', node["label"])
+    scale = np.abs(expected).max()
+    assert cells[:12] == [value_colour(v, scale) for v in expected.reshape(-1)]
+    assert "grad" in _label_lines(node)  # the gradient backward sent h: 2 h
+    # outside the block nothing is recorded, and no observer is left installed
+    loss2 = (x @ w).tanh().sum()
+    assert kept_value(loss2.grad_fn) is None and kept_grad(loss2.grad_fn) is None
+    assert not [cb for cb in observers.on_forward if cb.__module__.endswith("viz.values")]
 
 
 def test_saved_arrays_and_their_size(rng):
     a = Tensor(rng.standard_normal((3, 4)), requires_grad=True, name="a")
     b = Tensor(rng.standard_normal((4, 2)), requires_grad=True, name="b")
     loss = (a @ b).sum()
-    dot = Dot(to_dot(loss, show_saved=True))
+    dot = Dot(to_dot(loss, show_saved=True, **PLUMBING))
     lines = _label_lines(dot.nodes[dot.node_of("MatMul")])
     assert "saved: (3, 4), (4, 2) = 160 B" in lines
     loss.backward()
-    dot = Dot(to_dot(loss, show_saved=True))
+    dot = Dot(to_dot(loss, show_saved=True, **PLUMBING))
     assert "saved: freed by backward" in _label_lines(dot.nodes[dot.node_of("MatMul")])
 
 
@@ -324,20 +353,34 @@ def test_creation_site_is_the_tooltip(rng):
     finally:
         observers.record_sites -= 1
         set_creation_site_finder(lambda: None)
-    dot = Dot(to_dot(y))
+    dot = Dot(to_dot(y, **PLUMBING))
     assert "my_model.py:42" in dot.nodes[dot.node_of("Tanh")]["tooltip"]
 
 
-def test_intermediates_can_be_folded_into_their_ops(rng):
+def test_results_are_drawn_inside_their_ops_by_default(rng):
     _, _, loss = attention_head(rng)
-    full = Dot(to_dot(loss))
-    folded = Dot(to_dot(loss, intermediates=False))
-    assert len(folded.nodes) < len(full.nodes)
+    full = Dot(to_dot(loss, **PLUMBING))
+    folded = Dot(to_dot(loss))
+    assert len(folded.nodes) < len(full.nodes) / 2
     assert not folded.labelled("scores")
-    assert folded.labelled("-> scores (5, 5) float64")  # on the Mul that made it
-    assert _label_lines(folded.nodes[folded.node_of("-> scores (5, 5) float64")])[0] == "Mul"
-    assert folded.node_of("loss")  # the root stays a node of its own
+    scores = folded.node_of("→ scores (5, 5) float64")
+    assert _label_lines(folded.nodes[scores])[0] == "Q Kᵀ / √4"  # the scale says what it is
+    assert _label_lines(folded.nodes[folded.node_of("→ Q (5, 4) float64")])[0] == "X Wᵀ"
+    assert folded.nodes[folded.node_of("→ loss () float64")].get("peripheries") == "2"
     assert folded.gradient_targets() >= {folded.node_of("query.weight")}
+    # no Transpose is drawn, and the square of the loss is one op with one edge each way
+    assert not [n for n in folded.nodes.values() if "Transpose" in _label_lines(n)[0]]
+    assert _label_lines(folded.nodes[folded.node_of("→ loss () float64")])[0] == "mean(attention²)"
+    both = Dot(to_dot(loss, intermediates=True))
+    assert both.labelled("scores") and both.labelled("Q Kᵀ / √4")
+
+
+def test_x_times_x_is_one_edge_each_way_by_default(rng):
+    x = Tensor(rng.standard_normal(3), requires_grad=True, name="x")
+    dot = Dot(to_dot((x * x).sum()))
+    square = dot.node_of("sum(x²)")
+    assert [(a, b) for a, b, _ in dot.colour(GREEN)] == [(dot.node_of("x"), square)]
+    assert [(a, b) for a, b, _ in dot.colour(RED)] == [(dot.node_of("x"), square)]
 
 
 # ------------------------------------------------------------------ clusters and collapse
@@ -366,7 +409,7 @@ def nested_model(rng):
 
 
 def test_modules_are_nested_clusters(rng):
-    dot = Dot(to_dot(nested_model(rng)))
+    dot = Dot(to_dot(nested_model(rng), **PLUMBING))
     labels = {c["label"]: c for c in dot.clusters.values()}
     assert set(labels) == {"attn", "attn.query", "attn.key", "mlp"}
     parent = {
@@ -379,13 +422,13 @@ def test_modules_are_nested_clusters(rng):
     # a parameter sits in the box of the module its name says
     assert dot.nodes[dot.node_of("attn.query.weight")]["_clusters"] == ["attn", "attn.query"]
     assert dot.nodes[dot.node_of("X")]["_clusters"] == []
-    assert not Dot(to_dot(nested_model(rng), clusters=False)).clusters
+    assert not Dot(to_dot(nested_model(rng), clusters=False, **PLUMBING)).clusters
 
 
 def test_collapse_a_module_by_path(rng):
     loss = nested_model(rng)
-    full = Dot(to_dot(loss))
-    dot = Dot(to_dot(loss, collapse="attn"))
+    full = Dot(to_dot(loss, **PLUMBING))
+    dot = Dot(to_dot(loss, collapse="attn", **PLUMBING))
     box = dot.node_of("attn")
     assert dot.nodes[box]["shape"] == "box3d"
     assert "5 ops" in _label_lines(dot.nodes[box])  # 2 MatMul, Transpose, MatMul, Softmax
@@ -403,7 +446,7 @@ def test_collapse_a_module_by_path(rng):
 
 def test_collapse_by_depth(rng):
     loss = nested_model(rng)
-    depth1 = Dot(to_dot(loss, collapse_depth=1))
+    depth1 = Dot(to_dot(loss, collapse_depth=1, **PLUMBING))
     boxes = {
         _label_lines(depth1.nodes[i])[0]: _label_lines(depth1.nodes[i])[1:]
         for i in depth1.nodes
@@ -411,11 +454,11 @@ def test_collapse_by_depth(rng):
     }
     assert boxes == {
         "attn": ["5 ops", "2 parameters, 32 values"],
-        "mlp": ["3 ops", "1 parameters, 8 values"],
+        "mlp": ["3 ops", "1 parameter, 8 values"],
     }
     ops = [_label_lines(depth1.nodes[i])[0] for i in depth1.nodes if i.startswith("op")]
     assert ops == ["Sum"]  # the loss was made outside every module
-    depth2 = Dot(to_dot(loss, collapse_depth=2))
+    depth2 = Dot(to_dot(loss, collapse_depth=2, **PLUMBING))
     boxes = {_label_lines(depth2.nodes[i])[0] for i in depth2.nodes if i.startswith("m")}
     assert boxes == {"attn.query", "attn.key"}
     assert depth2.nodes[depth2.node_of("attn.query")]["_clusters"] == ["attn"]
@@ -432,11 +475,11 @@ def test_a_shared_constant_is_drawn_once_per_use_inside_each_module(rng):
             outs.append(x * half)
         finally:
             observers.scope.pop()
-    dot = Dot(to_dot(outs[0] + outs[1]))
+    dot = Dot(to_dot(outs[0] + outs[1], **PLUMBING))
     constants = dot.labelled("0.5")
     assert len(constants) == 2
     assert sorted(dot.nodes[c]["_clusters"][0] for c in constants) == ["first", "second"]
-    collapsed = Dot(to_dot(outs[0] + outs[1], collapse_depth=1))
+    collapsed = Dot(to_dot(outs[0] + outs[1], collapse_depth=1, **PLUMBING))
     assert not collapsed.labelled("0.5")  # each went into its module's box
 
 
@@ -447,14 +490,14 @@ def test_nn_modules_draw_as_clusters_with_their_parameters():
     head = nn.SelfAttention(4)
     x = Tensor(np.random.default_rng(1).standard_normal((5, 4)), name="X")
     loss = head(x).sum()
-    dot = Dot(to_dot(loss))
+    dot = Dot(to_dot(loss, **PLUMBING))
     for part in ("query", "key", "value"):
         assert dot.nodes[dot.node_of(f"{part}.weight")]["_clusters"] == [part]
     # the outermost module (path "") is the whole picture, not a box of its own
     assert {c["label"] for c in dot.clusters.values()} == {"query", "key", "value"}
     assert dot.nodes[dot.node_of("Softmax")]["_clusters"] == []
     assert dot.node_of("X") not in dot.gradient_targets()
-    collapsed = Dot(to_dot(loss, collapse=["query", "key", "value"]))
+    collapsed = Dot(to_dot(loss, collapse=["query", "key", "value"], **PLUMBING))
     assert not collapsed.labelled("query.weight")
     assert {_label_lines(collapsed.nodes[i])[0] for i in collapsed.nodes if i[0] == "m"} == {
         "query",
@@ -472,7 +515,7 @@ def test_a_graph_of_thousands_of_ops_traces_without_recursion(rng):
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(200)  # an recursive walk would fail here
     try:
-        dot = Dot(to_dot(loss, intermediates=False))
+        dot = Dot(to_dot(loss, intermediates=False, **PLUMBING))
     finally:
         sys.setrecursionlimit(limit)
     assert len(dot.labelled("Mul")) == 3000

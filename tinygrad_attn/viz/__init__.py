@@ -20,6 +20,7 @@ from .render import (
 )
 from .replay import replay_backward
 from .trace import TracedGraph, trace
+from .values import keep_values
 
 __all__ = [
     "BLUE",
@@ -32,6 +33,7 @@ __all__ = [
     "TracedGraph",
     "draw_graph",
     "find_renderer",
+    "keep_values",
     "render_graph",
     "replay_backward",
     "run_renderer",

@@ -63,6 +63,7 @@ def _shape(shape: tuple, dtype: Any) -> str:
         return str(tuple(shape))
     return shape_text(shape, dtype)
 
+
 # Attributes every Function has; whatever else forward set on the ctx (axis, scale...) is the
 # op's parameters, shown under its name.
 _NODE_ATTRIBUTES = frozenset(
@@ -112,7 +113,7 @@ class DrawOptions:
       is drawn as one box. `collapse_depth`: collapse every module at that depth of the path
       or deeper ("blocks.0" is depth 2). `expand`: modules kept open whatever else says.
       With neither `collapse` nor `collapse_depth`, a picture of more than `max_nodes` nodes
-      (default 80; None: never) collapses the deepest modules that make it fit. Unknown
+      (default 40; None: never) collapses the deepest modules that make it fit. Unknown
       module names are an error that lists the known ones.
     - `model`: the Module that made the graph: boxes then name their type
       (`blocks.0 · TransformerBlock`).
@@ -135,7 +136,7 @@ class DrawOptions:
     collapse: tuple[str, ...] = ()
     collapse_depth: int | None = None
     expand: tuple[str, ...] = ()
-    max_nodes: int | None = 80
+    max_nodes: int | None = 40
     model: Any = None
     max_elements: int = 12
     title: str | None = None
@@ -245,13 +246,12 @@ class _Drawer:
     def _one_array(self, array, weights: bool, colour: str | None, missing: str) -> list[str]:
         tag = "grad " if colour else ""
         if array is None:
-            if colour is None or tag:
-                return [_row(missing, _SMALL, "#777777" if colour is None else RED)]
-            return []
+            return [_row(missing, _SMALL, colour or "#777777")]
         grid = as_grid(array)
         if grid is None:
-            return [_row(tag + "= " + describe_array(array, self.options.max_elements), _SMALL,
-                         colour)]
+            text = describe_array(array, self.options.max_elements)
+            equals = "" if text.startswith("min ") else "= "
+            return [_row(tag + equals + text, _SMALL, colour)]
         self.drawn.add("weights" if weights else "values")
         rows = []
         if colour:
@@ -265,12 +265,14 @@ class _Drawer:
         picture, options = self.picture, self.options
         ops = picture.groups[node]
         out = picture.output_of(node)
-        rows = [_row(phrase(picture, node), _HEADER, None, bold=True)]
+        inside = picture.owner.get(out.id) == node  # the result is drawn in this node
+        header = ops[-1].node.name if options.all_ops else phrase(picture, node)
+        rows = [_row(header, None if not inside else _HEADER, None, bold=inside)]
         if options.show_params:
             params = " ".join(p for p in (_op_params(op) for op in ops) if p)
             if params:
                 rows.append(_row(params, _SMALL, _GREY))
-        if picture.owner.get(out.id) == node:  # the result is drawn here
+        if inside:
             name = f"→ {out.name} " if out.name else "→ "
             rows.append(_row(name + _shape(out.shape, out.dtype), _SMALL, _GREY))
             value, grad = _values_of(out)
@@ -283,11 +285,12 @@ class _Drawer:
         return _table(rows)
 
     def op_style(self, node: str) -> dict:
-        self.drawn.add("op")
         ops = self.picture.groups[node]
+        inside = self.picture.owner.get(self.picture.output_of(node).id) == node
+        self.drawn.add("op" if inside else "op alone")
         style = {
-            "shape": "box",
-            "style": "rounded,filled",
+            "shape": "box" if inside else "ellipse",
+            "style": "rounded,filled" if inside else "filled",
             "fillcolor": _FILL["op"],
             "color": "#666666",
             "tooltip": _op_tooltip(ops),
@@ -383,6 +386,8 @@ class _Drawer:
         drawn = self.drawn
         if "op" in drawn:
             items.append(box("op: its formula and result", _FILL["op"], "rounded"))
+        if "op alone" in drawn:
+            items.append(box("op (an ellipse)", _FILL["op"], "rounded"))
         if "tensor" in drawn:
             items.append(box("intermediate tensor", _FILL["tensor"], "rounded"))
         if "parameter" in drawn:
@@ -428,7 +433,7 @@ def _palette_swatch() -> str:
     )
     return (
         '<td><table border="0" cellborder="0" cellspacing="0" cellpadding="0"><tr>'
-        f"{cells}</tr></table></td><td align=\"left\">value &lt; 0 · 0 · &gt; 0</td>"
+        f'{cells}</tr></table></td><td align="left">value &lt; 0 · 0 · &gt; 0</td>'
     )
 
 
@@ -541,8 +546,9 @@ def fill_graph(
     """Write the picture of `traced` into the (empty) `graph`; return what was drawn."""
     picture = _picture(traced, options, caller)
     drawer = _Drawer(picture, options)
-    graph.attr(rankdir=options.direction, fontname=_FONT, fontsize="10", nodesep="0.18",
-               ranksep="0.2")
+    graph.attr(
+        rankdir=options.direction, fontname=_FONT, fontsize="10", nodesep="0.18", ranksep="0.2"
+    )
     graph.attr("node", fontname=_FONT, fontsize="11", margin="0.06,0.03")
     if options.element_ids:
         graph.attr("node", id="\\N")  # Graphviz writes each node's own name there

@@ -30,8 +30,13 @@ def _text(value: object) -> str:
 
 
 # Helvetica's advance widths (1/1000 em), to size a table before Graphviz lays it out.
-_WIDTHS = dict(zip("abcdefghijklmnopqrstuvwxyz", [556, 556, 500, 556, 556, 278, 556, 556, 222,
-               222, 500, 222, 833, 556, 556, 556, 556, 333, 500, 278, 556, 500, 722, 500, 500, 500]))
+_WIDTHS = dict(
+    zip(
+        "abcdefghijklmnopqrstuvwxyz",
+        [556, 556, 500, 556, 556, 278, 556, 556, 222, 222, 500, 222, 833]
+        + [556, 556, 556, 556, 333, 500, 278, 556, 500, 722, 500, 500, 500],
+    )
+)
 
 
 def text_width(text: str, size: float) -> float:

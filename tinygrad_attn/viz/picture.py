@@ -74,7 +74,8 @@ class Picture:
         self.options = options
         self.collapse = collapse or Resolved(options.collapse, options.collapse_depth)
         self.owner: dict[str, str | None] = {}  # record id -> drawn node id (None: not drawn)
-        self.modules: dict[str, ModuleBox] = {}
+        self.modules: dict[str, ModuleBox] = {}  # collapsed path -> box
+        self.boxes: dict[str, ModuleBox] = {}  # box id -> box
         self.scope_of: dict[str, str | None] = {}  # drawn node id -> cluster path
         self.groups: dict[str, list[OpRecord]] = {}  # drawn op node -> its ops, program order
         self.producer = {op.output.id: op for op in traced.ops}  # tensor id -> op that made it
@@ -111,6 +112,7 @@ class Picture:
         box = self.modules.get(path)
         if box is None:
             box = self.modules[path] = ModuleBox(f"m{len(self.modules)}", path)
+            self.boxes[box.id] = box
             self.scope_of[box.id] = path.rpartition(".")[0] or None
         return box.id
 
@@ -185,6 +187,16 @@ class Picture:
     def node_count(self) -> int:
         return len({node for node in self.owner.values() if node is not None})
 
+    def columns(self) -> int:
+        """About how many columns (ranks) the layout has: the longest chain of drawn nodes."""
+        depth: dict[str, int] = {}
+        for edge in self.traced.edges:
+            src, dst = self.owner[edge.src], self.owner[edge.dst]
+            if src is None or dst is None or src == dst:
+                continue
+            depth[dst] = max(depth.get(dst, 0), depth.get(src, 0) + 1)
+        return max(depth.values(), default=0) + 1
+
     def output_of(self, node: str) -> TensorRecord:
         """The tensor an op node made (the result of its last op)."""
         return self.groups[node][-1].output
@@ -241,19 +253,30 @@ def _edge_id(src: str, dst: str, tag: str, used: set[str]) -> str:
     return edge_id
 
 
+MAX_COLUMNS = 14  # beyond this many columns, a picture shown 880 px wide has unreadable text
+
+
 def resolve_collapse(traced: TracedGraph, options, caller: str) -> Resolved:
-    """Check the module names the user gave, and pick the automatic collapse depth."""
+    """Check the module names the user gave, and pick the automatic collapse depth: the
+    deepest that keeps the picture within `max_nodes` nodes and `MAX_COLUMNS` columns."""
     check_module_names(traced, options.collapse, "collapse", caller)
     check_module_names(traced, options.expand, "expand", caller)
     rule = Resolved(options.collapse, options.collapse_depth, options.expand)
     if options.collapse or options.collapse_depth is not None or options.max_nodes is None:
         return rule
-    if Picture(traced, options, rule).node_count() <= options.max_nodes:
+    # every primitive op is asked for: many columns are expected, only the count matters
+    columns = None if options.all_ops else MAX_COLUMNS
+
+    def fits(picture: Picture) -> bool:
+        small = picture.node_count() <= options.max_nodes
+        return small and (columns is None or picture.columns() <= columns)
+
+    if fits(Picture(traced, options, rule)):
         return rule
     deepest = max((path.count(".") + 1 for path in traced.scopes), default=0)
     for depth in range(deepest, 0, -1):
         candidate = Resolved((), depth, options.expand, auto=True)
-        if Picture(traced, options, candidate).node_count() <= options.max_nodes:
+        if fits(Picture(traced, options, candidate)):
             return candidate
     return Resolved((), 1, options.expand, auto=True)
 
@@ -313,9 +336,14 @@ def _op_phrase(op: OpRecord, args: list[str], same: bool) -> str:
         return f"{_wrap(a)} {args[1]}ᵀ" + (f" + {args[2]}" if len(args) > 2 else "")
     if name == "Transpose":
         axes = getattr(node, "axes", None)
-        if axes is not None and len(axes) >= 2 and tuple(axes[-2:]) == (
-            len(axes) - 1,
-            len(axes) - 2,
+        if (
+            axes is not None
+            and len(axes) >= 2
+            and tuple(axes[-2:])
+            == (
+                len(axes) - 1,
+                len(axes) - 2,
+            )
         ):
             return f"{_wrap(a)}ᵀ"
         return f"transpose({a})"
@@ -338,15 +366,34 @@ def phrase(picture: Picture, node: str) -> str:
     `Q Kᵀ / √5`, `softmax(scores)`, `mean((attention[5] − target)²)`. Falls back to the ops'
     names (`Mul → Add → Tanh`) when the formula would be long."""
     ops = picture.groups[node]
+    if len(ops) > 12:
+        return _names(ops)
     inside = {op.output.id: op for op in ops}
     tensors = picture.tensors
     texts: dict[str, str] = {}
+    letters: dict[str, str] = {}  # unnamed inputs from other nodes: a, b, c ...
+
+    def outside(source: str) -> str:
+        record = tensors[source]
+        if record.name or record.kind != "tensor":
+            return _name(record)
+        box = picture.owner.get(source, "")
+        if box in picture.boxes:
+            return picture.boxes[box].path.rpartition(".")[2]  # what a collapsed module made
+        return letters.setdefault(source, "abcdefgh"[len(letters) % 8])
+
     for op in ops:
         sources = picture.inputs_of.get(op.id, [])
-        args = [texts[s] if s in inside else _name(tensors[s]) for s in sources]
+        args = [texts[s] if s in inside else outside(s) for s in sources]
         same = len(sources) == 2 and sources[0] == sources[1]
         texts[op.output.id] = _op_phrase(op, args, same)
     result = texts[ops[-1].output.id]
-    if len(result) > _LONGEST_PHRASE:
-        return " → ".join(op.node.name for op in ops)
-    return result
+    return result if len(result) <= _LONGEST_PHRASE else _names(ops)
+
+
+def _names(ops: list[OpRecord]) -> str:
+    """`Mean → Sub → … → Add  (8 ops)`: a node's ops, when their formula would be long."""
+    names = [op.node.name for op in ops]
+    if len(names) > 6:  # the first and last steps, and how many there are
+        names = [*names[:2], "…", *names[-2:]]
+    return " → ".join(names) + f"  ({len(ops)} ops)"
