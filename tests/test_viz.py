@@ -6,6 +6,7 @@ import html
 import os
 import re
 import stat
+import struct
 import sys
 
 import graphviz
@@ -21,6 +22,7 @@ from tinygrad_attn.viz import (
     GREEN,
     RED,
     RendererNotFound,
+    RendererWarning,
     draw_graph,
     find_renderer,
     render_graph,
@@ -32,6 +34,9 @@ from tinygrad_attn.format import POSITIVE, value_colour
 from tinygrad_attn.viz import keep_values
 from tinygrad_attn.viz import render as render_module
 from tinygrad_attn.viz.values import kept_grad, kept_value
+
+sys.path.insert(0, os.path.dirname(__file__))
+from svg_geometry import Geometry  # noqa: E402
 
 
 @pytest.fixture
@@ -652,15 +657,185 @@ def test_renderer_errors_are_reported():
 
 @needs_renderer
 def test_examples_render(tmp_path):
-    from tinygrad_attn.viz.examples import render_examples
+    from tinygrad_attn.examples import render_examples
 
     written = render_examples(tmp_path)
     names = sorted(p.name for p in written)
     assert names == [
         "attention_graph.png",
         "attention_graph.svg",
-        "transformer_block.png",
-        "transformer_block.svg",
+        "transformer_stack.png",
+        "transformer_stack.svg",
     ]
     assert all(p.stat().st_size > 1000 for p in written)
-    assert "block.attn" in (tmp_path / "transformer_block.svg").read_text()
+    assert "0.attn · MultiHeadAttention" in (tmp_path / "transformer_stack.svg").read_text()
+
+
+# ------------------------------------------------------------------ issue 14: the picture
+@pytest.fixture(scope="module")
+def article_svg():
+    """The demo's picture (one training step of the article's head), as the SVG it writes."""
+    from tinygrad_attn.examples import training_step_picture
+
+    loss, options = training_step_picture()
+    return run_renderer(to_dot(loss, **options), "svg").decode("utf-8")
+
+
+def test_the_article_picture_has_x_left_and_q_k_v_in_one_column(article_svg):
+    picture = Geometry(article_svg)
+    x = picture.node_with("X")
+    assert x.left / picture.width <= 0.05
+    layers = [picture.node_with(f"→ {name} (6, 5)") for name in "QKV"]
+    centres = [layer.centre_x for layer in layers]
+    assert (max(centres) - min(centres)) / picture.width <= 0.10
+    assert all(layer.left > x.right for layer in layers)  # beside X, to its right
+    # then the scores, the weights, their mix with V and the loss, left to right
+    steps = ["→ scores (6, 6)", "→ weights (6, 6)", "→ attention (6, 5)", "→ loss ()"]
+    lefts = [picture.node_with(step).left for step in steps]
+    assert min(centres) < lefts[0] and lefts == sorted(lefts)
+
+
+def test_the_article_picture_is_legible_880_px_wide(article_svg):
+    picture = Geometry(article_svg)
+    assert picture.px_at(880, picture.smallest_node_text()) >= 9
+
+
+def test_the_article_picture_labels_rows_and_columns_with_the_words(article_svg):
+    from tinygrad_attn.examples import SENTENCE
+
+    picture = Geometry(article_svg)
+    weights = picture.node_with("→ weights (6, 6)")
+    header = weights.lines.index("→ weights (6, 6)")
+    assert tuple(weights.lines[header + 1 : header + 7]) == SENTENCE  # the columns
+    for word in SENTENCE:  # a column label, and a row label of the weights (and of the grads)
+        assert weights.lines.count(word) >= 2, word
+    for name in "XQKV":  # the row labels of the other tables
+        node = picture.node_with(name) if name == "X" else picture.node_with(f"→ {name} (6, 5)")
+        assert all(word in node.lines for word in SENTENCE)
+    row = weights.lines.index("orange", weights.lines.index("orange") + 1)
+    numbers = [float(v) for v in weights.lines[row + 1 : row + 7]]  # the "orange" row
+    assert abs(sum(numbers) - 1) < 0.04  # two decimals each: the row of a softmax
+
+
+def test_the_article_picture_is_the_maths_not_the_plumbing(article_svg):
+    picture = Geometry(article_svg)
+    assert len(picture.nodes_with(r"^Transpose")) <= 1
+    assert picture.nodes_with(r"^Q Kᵀ / √5$")  # the raw Q Kᵀ and 1/√d say what they are
+    assert len(picture.nodes_with(r"^X Wᵀ$")) == 3
+    assert not picture.nodes_with(r"^0\.447")  # no unnamed constant node
+    assert len(picture.nodes) <= 15
+
+
+def test_every_primitive_op_on_request(rng):
+    _, _, loss = attention_head(rng)
+    dot = Dot(to_dot(loss, **PLUMBING))
+    assert len(dot.labelled("Transpose")) == 4  # three weights and Kᵀ
+    assert dot.labelled("0.5")
+
+
+def test_the_legend_lists_only_what_is_drawn(rng):
+    _, _, loss = attention_head(rng)
+    legend = Dot(to_dot(loss)).graph["label"]
+    assert "parameter" in legend and "input" in legend and "op: its formula" in legend
+    assert "constant" not in legend  # written into the formula instead
+    assert "collapsed module" not in legend and "module (dashed box)" in legend
+    assert "double border" in legend
+    assert "value &lt; 0" not in legend  # no values drawn
+    forward = Dot(to_dot(loss, passes="forward")).graph["label"]
+    assert "backward: gradients" not in forward and RED not in forward
+    plain = Dot(to_dot((Tensor([1.0, 2.0], requires_grad=True) * 2).sum(), **PLUMBING))
+    text = plain.graph["label"]
+    assert "constant" in text and "module" not in text and "input" not in text
+    assert Dot(to_dot(loss, show_values=True)).graph["label"].count("value &lt; 0") == 1
+    assert Dot(to_dot(loss)).graph["labelloc"] == "t"  # at the start of the picture
+
+
+def test_direction_top_to_bottom(rng):
+    _, _, loss = attention_head(rng)
+    assert Dot(to_dot(loss, direction="TB")).graph["rankdir"] == "TB"
+    with pytest.raises(ValueError, match="direction"):
+        to_dot(loss, direction="RL")
+
+
+def _stack(blocks=2):
+    from tinygrad_attn.examples import transformer_stack_step
+
+    return transformer_stack_step(blocks)
+
+
+def test_a_two_block_transformer_is_at_most_80_nodes_by_default():
+    loss, model = _stack()
+    dot = Dot(to_dot(loss))
+    assert len(dot.nodes) <= 80
+    svg = Geometry(run_renderer(to_dot(loss, model=model), "svg").decode("utf-8"))
+    assert len(svg.nodes) <= 80
+    boxes = {n.lines[0] for n in svg.nodes if n.lines and " · " in n.lines[0]}
+    assert {"0.attn · MultiHeadAttention", "1.mlp · Sequential", "0.ln1 · LayerNorm"} <= boxes
+    attn = svg.node_with("0.attn · MultiHeadAttention")
+    assert "8 parameters, 4,224 values" in attn.lines  # what it holds
+    assert len(Dot(to_dot(loss, all_ops=True, max_nodes=None)).nodes) > 200  # all of it
+
+
+def test_modules_expand_by_name_or_depth_and_unknown_names_are_refused():
+    loss, model = _stack()
+    opened = Dot(to_dot(loss, expand="0.attn", model=model))
+    assert not opened.labelled("0.attn · MultiHeadAttention")
+    boxes = [_label_lines(n)[0] for k, n in opened.nodes.items() if k[0] == "m"]
+    assert "0.attn.q_proj · Linear" in boxes and any(b.startswith("1") for b in boxes)
+    assert {c["label"] for c in opened.clusters.values()} >= {"0.attn · MultiHeadAttention"}
+    depth1 = Dot(to_dot(loss, collapse_depth=1, model=model))
+    assert {_label_lines(n)[0] for k, n in depth1.nodes.items() if k[0] == "m"} == {
+        "0 · TransformerBlock",
+        "1 · TransformerBlock",
+    }
+    with pytest.raises(ValueError, match=r"nosuchmodule.*0\.attn"):
+        to_dot(loss, collapse="nosuchmodule")
+    with pytest.raises(ValueError, match="expand='blocks.9'"):
+        to_dot(loss, expand="blocks.9")
+
+
+def test_clusters_never_overlap():
+    from tinygrad_attn.examples import transformer_block_step
+
+    for loss, model in (transformer_block_step(), _stack()):
+        for options in ({}, {"collapse_depth": 2}, {"all_ops": True, "max_nodes": None}):
+            svg = Geometry(run_renderer(to_dot(loss, model=model, **options), "svg").decode())
+            boxes = svg.clusters
+            for i, a in enumerate(boxes):
+                for b in boxes[i + 1 :]:
+                    apart = (
+                        a.right <= b.left or b.right <= a.left
+                        or a.bottom <= b.top or b.bottom <= a.top
+                    )  # fmt: skip
+                    nested = all(
+                        getattr(a, s) <= getattr(b, s) for s in ("left", "top")
+                    ) and all(getattr(a, s) >= getattr(b, s) for s in ("right", "bottom"))
+                    inside = all(
+                        getattr(b, s) <= getattr(a, s) for s in ("left", "top")
+                    ) and all(getattr(b, s) >= getattr(a, s) for s in ("right", "bottom"))
+                    assert apart or nested or inside, (options, a.lines, b.lines)
+
+
+def test_a_wide_png_is_scaled_down_or_refused_with_advice(tmp_path):
+    x = Tensor([1.0, 2.0], requires_grad=True, name="x")
+    y = x
+    for _ in range(40):
+        y = y * 1.01
+    loss = y.sum()
+    path = render_graph(loss, path=tmp_path / "wide.png", all_ops=True, max_png_width=3000)
+    width, height = struct.unpack(">II", path.read_bytes()[16:24])
+    assert 2500 < width <= 3000
+    with pytest.raises(ValueError, match="collapse"):
+        render_graph(loss, path=tmp_path / "wider.png", all_ops=True, max_png_width=200)
+
+
+def test_what_the_renderer_says_reaches_the_user(isolated, rng):
+    fake = isolated / "talky"
+    fake.write_text(
+        "#!/bin/sh\ncat > /dev/null\necho 'Warning: scaling down' >&2\n"
+        "printf '<svg width=\"10pt\"></svg>'\n"
+    )
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    x = Tensor(rng.standard_normal(3), requires_grad=True, name="x")
+    with pytest.warns(RendererWarning, match="scaling down"):
+        run_renderer(to_dot(x.sum()), "svg", str(fake))

@@ -11,13 +11,13 @@ import sys
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from .demo import run
+    from .examples import run
 
     return run(args.out)
 
 
 def _graph(args: argparse.Namespace) -> int:
-    from .viz.examples import render_examples
+    from .examples import render_examples
 
     for path in render_examples(args.out):
         print(f"wrote {path}")

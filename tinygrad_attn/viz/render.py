@@ -18,6 +18,7 @@ This module must not decide what the picture looks like (dot.py does) nor walk t
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -177,13 +178,25 @@ def to_dot(*roots: Any, **options: Any) -> str:
     return draw_graph(*roots, **options).source
 
 
+MAX_PNG_WIDTH = 8000  # pixels: wider PNGs are drawn at a lower resolution
+_LOWEST_DPI = 24  # below this a PNG's 9 pt text is under 3 px: an error, with advice
+
+
 def render_graph(
-    *roots: Any, path: str | os.PathLike, format: str | None = None, **options: Any
+    *roots: Any,
+    path: str | os.PathLike,
+    format: str | None = None,
+    max_png_width: int = MAX_PNG_WIDTH,
+    **options: Any,
 ) -> Path:
     """Draw the graph of `roots` to `path` (.svg, .png or .dot) and return the path.
 
-    `format` defaults to the file's suffix. Without a renderer, the DOT text is written next
-    to `path` (same name, `.dot`) and a RuntimeError says how to install one.
+    `format` defaults to the file's suffix. A PNG is never wider than `max_png_width` pixels:
+    a wider picture is drawn at a lower resolution, and one that would need text under 3 px
+    is a ValueError that says how to make it smaller (collapse modules, or draw an SVG).
+    Without a renderer, the DOT text is written next to `path` (same name, `.dot`) and a
+    RuntimeError says how to install one. What the renderer prints comes as a
+    `RendererWarning`.
     """
     path = Path(path)
     fmt = (format or path.suffix.lstrip(".")).lower()
@@ -209,5 +222,28 @@ def render_graph(
             f"render_graph: cannot draw {path}: {problem} The DOT text was written to "
             f"{dot_path}; render it later with `graphviz-pure -Tsvg {dot_path.name}`."
         )
+    if fmt == "png":
+        source = _with_png_resolution(source, exe, max_png_width, path)
     path.write_bytes(run_renderer(source, fmt, exe))
     return path
+
+
+def _with_png_resolution(source: str, exe: str, max_width: int, path: Path) -> str:
+    """The DOT text with a lower `dpi` if the PNG would be wider than `max_width` pixels."""
+    svg = run_renderer(source, "svg", exe).decode("utf-8")
+    match = re.search(r'<svg width="([\d.]+)pt"', svg)
+    if match is None:
+        return source
+    width_pt = float(match.group(1))
+    if width_pt * 96 / 72 <= max_width:  # 96 dpi: Graphviz's resolution for bitmaps
+        return source
+    dpi = 0.99 * 72 * max_width / width_pt  # (Graphviz rounds the size up)
+    if dpi < _LOWEST_DPI:
+        raise ValueError(
+            f"render_graph: {path.name} would be {width_pt * 96 / 72:,.0f} px wide; within "
+            f"max_png_width={max_width} its text would be under 3 px. Collapse modules "
+            "(collapse_depth=1, or collapse=[...]), draw direction='TB', or write an .svg "
+            "(it scales without limit)."
+        )
+    head, _, body = source.partition("{")
+    return f"{head}{{\n\tdpi={dpi:.2f}{body}"

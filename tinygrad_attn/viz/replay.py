@@ -294,7 +294,7 @@ def main(out_dir: str) -> int:
     orange", the loss pulling "orange" towards the fruit sense), its backward pass written to
     `out_dir/backward.html`."""
     from .. import nn
-    from ..demo import FEATURES, SENTENCES, sense_loss
+    from ..examples import FEATURES, SENTENCES, sense_loss
     from ..tensor import manual_seed
 
     manual_seed(0)
