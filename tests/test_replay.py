@@ -19,9 +19,9 @@ import tinygrad_attn as ta
 from tinygrad_attn import Tensor, nn
 from tinygrad_attn import functional as F
 from tinygrad_attn.__main__ import main as cli
+from tinygrad_attn.examples import SENTENCE, TinyLanguageModel
 from tinygrad_attn.viz import DrawOptions, replay_backward, to_dot, trace
 from tinygrad_attn.viz.dot import drawn_ids
-from tinygrad_attn.examples import SENTENCE, TinyLanguageModel
 from tinygrad_attn.viz.replay import array_summary
 
 CHROMIUM = "/usr/bin/chromium"

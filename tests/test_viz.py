@@ -15,6 +15,7 @@ import pytest
 
 import tinygrad_attn as ta
 from tinygrad_attn import Tensor
+from tinygrad_attn.format import POSITIVE, value_colour
 from tinygrad_attn.function import observers, set_creation_site_finder
 from tinygrad_attn.viz import (
     BLUE,
@@ -25,13 +26,12 @@ from tinygrad_attn.viz import (
     RendererWarning,
     draw_graph,
     find_renderer,
+    keep_values,
     render_graph,
     run_renderer,
     to_dot,
     trace,
 )
-from tinygrad_attn.format import POSITIVE, value_colour
-from tinygrad_attn.viz import keep_values
 from tinygrad_attn.viz import render as render_module
 from tinygrad_attn.viz.values import kept_grad, kept_value
 
@@ -807,12 +807,12 @@ def test_clusters_never_overlap():
                         a.right <= b.left or b.right <= a.left
                         or a.bottom <= b.top or b.bottom <= a.top
                     )  # fmt: skip
-                    nested = all(
-                        getattr(a, s) <= getattr(b, s) for s in ("left", "top")
-                    ) and all(getattr(a, s) >= getattr(b, s) for s in ("right", "bottom"))
-                    inside = all(
-                        getattr(b, s) <= getattr(a, s) for s in ("left", "top")
-                    ) and all(getattr(b, s) >= getattr(a, s) for s in ("right", "bottom"))
+                    nested = all(getattr(a, s) <= getattr(b, s) for s in ("left", "top")) and all(
+                        getattr(a, s) >= getattr(b, s) for s in ("right", "bottom")
+                    )
+                    inside = all(getattr(b, s) <= getattr(a, s) for s in ("left", "top")) and all(
+                        getattr(b, s) >= getattr(a, s) for s in ("right", "bottom")
+                    )
                     assert apart or nested or inside, (options, a.lines, b.lines)
 
 
