@@ -334,10 +334,14 @@ class Page:
         driver.get(path.resolve().as_uri())
 
     def counter(self) -> tuple[int, int]:
+        """(steps run, steps in all); the step shown is named by its BackwardStep.index."""
         text = self.driver.find_element(self.by.ID, "rp-counter").text
-        match = re.fullmatch(r"step (\d+) / (\d+)", text)
+        match = re.fullmatch(r"(?:before backward|step (\d+)) · (\d+) of (\d+) run", text)
         assert match, f"counter reads {text!r}"
-        return int(match.group(1)), int(match.group(2))
+        index, run, total = match.groups()
+        assert (index is None) == (run == "0")
+        assert index is None or int(index) == int(run) - 1  # one numbering: the engine's
+        return int(run), int(total)
 
     def press(self, key: str, times: int = 1) -> None:
         from selenium.webdriver.common.keys import Keys
@@ -454,4 +458,137 @@ def test_a_transformer_block_replays_in_the_browser(browser, tmp_path):
     page.press("ARROW_LEFT", 5)
     assert page.counter()[0] == total - 5
     assert page.highlighted_nodes() == [data["steps"][total - 6]["node"]]
+    assert page.errors() == []
+
+
+# ------------------------------------------------------------------------------ issue 14
+def test_the_page_is_made_of_package_data_files(head_page):
+    from importlib import resources
+
+    from tinygrad_attn.viz.replay import asset
+
+    path, _ = head_page
+    text = path.read_text(encoding="utf-8")
+    folder = resources.files("tinygrad_attn.viz").joinpath("assets")
+    for name in ("replay.html", "replay.css", "replay.js"):
+        assert folder.joinpath(name).is_file()
+    assert asset("replay.js").strip()[-20:] in text and asset("replay.css")[-40:] in text
+
+
+def test_the_css_is_scoped_to_the_page_root():
+    from tinygrad_attn.viz.replay import asset
+
+    css = re.sub(r"/\*.*?\*/", "", asset("replay.css"), flags=re.S)
+    for rule in re.findall(r"([^{}]+)\{", css):
+        for selector in rule.split(","):
+            assert selector.strip().startswith(".rp-root"), selector
+
+
+def test_a_replay_shows_itself_in_a_notebook_as_an_iframe(head_page):
+    path, _ = head_page
+    shown = path._repr_html_()
+    assert shown.startswith("<iframe srcdoc=") and "rp-root" in shown
+    assert "<script>" not in shown  # escaped inside the attribute
+
+
+def test_forward_values_and_token_labels_reach_the_page(tmp_path):
+    from tinygrad_attn import examples
+
+    ta.manual_seed(0)
+    head = nn.SelfAttention(len(examples.FEATURES))
+    loss = examples.sense_loss(head, examples.SENTENCES[0])
+    labels = {6: examples.SENTENCE, 5: examples.FEATURES}
+    path = replay_backward(loss, tmp_path / "p.html", axis_labels=labels)
+    data = page_data(path)
+    assert data["axis_labels"] == {"6": list(examples.SENTENCE), "5": list(examples.FEATURES)}
+    softmax = next(s for s in data["steps"] if s["op"] == "Softmax")
+    assert [f["label"] for f in softmax["forward"]] == ["saved for backward: (6, 6) float32"]
+    rows = softmax["forward"][0]["value"]["rows"]
+    np.testing.assert_allclose(np.sum(rows, axis=1), 1, atol=1e-3)
+    assert data["palette"] == {"negative": "#5e3c99", "zero": "#f7f7f7", "positive": "#e66101"}
+
+
+def test_command_line_replays_a_transformer(tmp_path, capsys):
+    assert cli(["replay", "--out", str(tmp_path), "--model", "transformer"]) == 0
+    data = page_data(tmp_path / "backward.html")
+    assert any(s["node"].startswith("m") for s in data["steps"])  # collapsed module boxes
+    assert len(data["steps"]) > 50
+
+
+def _labelled_page(tmp_path):
+    from tinygrad_attn import examples
+
+    ta.manual_seed(0)
+    head = nn.SelfAttention(len(examples.FEATURES))
+    loss = examples.sense_loss(head, examples.SENTENCES[0])
+    labels = {6: examples.SENTENCE, 5: examples.FEATURES}
+    return replay_backward(loss, tmp_path / "labelled.html", axis_labels=labels)
+
+
+def test_tables_have_token_labels_and_the_value_palette(browser, tmp_path):
+    path = _labelled_page(tmp_path)
+    page = Page(browser, path)
+    page.press("ARROW_RIGHT", 9)
+    heads = browser.execute_script(
+        "return [...document.querySelectorAll('#rp-panel .rp-arr th')].map(e => e.textContent)"
+    )
+    assert "orange" in heads and "earth" in heads
+    colours = set(
+        browser.execute_script(
+            "return [...document.querySelectorAll('#rp-panel .rp-arr td')]"
+            ".map(e => getComputedStyle(e).backgroundColor)"
+        )
+    )
+    allowed_ends = {"rgb(94, 60, 153)", "rgb(247, 247, 247)", "rgb(230, 97, 1)"}
+    assert colours & allowed_ends
+    for colour in colours:  # between white and purple or orange: never the pass colours
+        r, g, b = (int(v) for v in re.findall(r"\d+", colour)[:3])
+        assert not (r > 200 and g < 80 and b < 80) and not (b > 150 and r < 60), colour
+    assert page.errors() == []
+
+
+def test_keys_belong_to_a_text_field_that_has_focus(browser, head_page):
+    path, _ = head_page
+    page = Page(browser, path)
+    browser.execute_script(
+        "const f = document.createElement('input'); f.id = 'typing';"
+        "document.body.prepend(f); f.focus();"
+    )
+    browser.find_element(page.by.ID, "typing").send_keys("ab")
+    from selenium.webdriver.common.keys import Keys
+
+    browser.find_element(page.by.ID, "typing").send_keys(Keys.ARROW_RIGHT)
+    assert page.counter()[0] == 0
+    page.press("ARROW_RIGHT")
+    assert page.counter()[0] == 1
+
+
+def test_the_whole_graph_is_in_view_at_readable_size_and_each_step_is_scrolled_to(
+    browser, tmp_path
+):
+    path = replay_backward(block_loss(), tmp_path / "block.html")
+    page = Page(browser, path)
+    zoom = browser.execute_script(
+        "const svg = document.querySelector('#rp-graph svg');"
+        "return svg.getBoundingClientRect().width / (svg.viewBox.baseVal.width * 4 / 3);"
+    )
+    assert zoom >= 0.749  # the picture's 9 pt text at least 9 px
+    shown = browser.execute_script(
+        "const g = document.getElementById('rp-graph');"
+        "return [g.scrollWidth <= g.clientWidth + 1 && g.scrollHeight <= g.clientHeight + 1,"
+        " getComputedStyle(document.getElementById('rp-minimap')).display];"
+    )
+    assert shown[0] or shown[1] == "block"  # all of it, or a minimap of all of it
+    data = page_data(path)
+    for k in range(1, len(data["steps"]) + 1, 7):
+        page.driver.execute_script(f"window.replay.go({k})")
+        step = data["steps"][k - 1]
+        inside = browser.execute_script(
+            "const e = document.getElementById(arguments[0]).getBoundingClientRect();"
+            "const g = document.getElementById('rp-graph').getBoundingClientRect();"
+            "return e.left >= g.left - 1 && e.right <= g.right + 1 &&"
+            " e.top >= g.top - 1 && e.bottom <= g.bottom + 1;",
+            step["node"],
+        )
+        assert inside, (k, step["node"])
     assert page.errors() == []

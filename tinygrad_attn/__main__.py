@@ -33,7 +33,7 @@ def _gradcheck(argv: list[str]) -> int:
 def _replay(args: argparse.Namespace) -> int:
     from .viz.replay import main
 
-    return main(args.out)
+    return main(args.out, args.model)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -64,6 +64,13 @@ def build_parser() -> argparse.ArgumentParser:
         "replay", help="write an HTML page that replays a backward pass step by step"
     )
     replay.add_argument("--out", default="out", help="folder for backward.html (default: out)")
+    replay.add_argument(
+        "--model",
+        choices=("head", "transformer"),
+        default="head",
+        help="the article's attention head (default), or a small model around a transformer "
+        "block, its modules collapsed",
+    )
     replay.set_defaults(run=_replay)
     return parser
 

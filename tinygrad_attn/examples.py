@@ -238,9 +238,9 @@ class TinyLanguageModel(nn.Module):
         return self.head(x)  # (B, T, V)
 
 
-def transformer_block_step(seed: int = 0) -> tuple[Tensor, nn.Module]:
-    """One next-word training step of a tiny model built around a transformer block, on the
-    first sentence. Returns `(loss, model)` after backward (the graph is released)."""
+def transformer_block_loss(seed: int = 0) -> tuple[Tensor, nn.Module]:
+    """The next-word loss of a tiny model built around a transformer block, on the first
+    sentence (forward only). Returns `(loss, model)`."""
     manual_seed(seed)
     vocab = {word: i for i, word in enumerate(sorted(set(SENTENCE)))}
     tokens = np.array([[vocab[word] for word in SENTENCE]])  # (1, T)
@@ -248,6 +248,13 @@ def transformer_block_step(seed: int = 0) -> tuple[Tensor, nn.Module]:
     logits = model(tokens[:, :-1])  # (1, T-1, V): predict each next word
     loss = F.cross_entropy(logits, tokens[:, 1:])
     loss.name = "loss"
+    return loss, model
+
+
+def transformer_block_step(seed: int = 0) -> tuple[Tensor, nn.Module]:
+    """`transformer_block_loss` and its backward (the graph is released; the parameters
+    hold their gradients). Returns `(loss, model)`."""
+    loss, model = transformer_block_loss(seed)
     loss.backward()
     return loss, model
 
