@@ -135,8 +135,13 @@ def test_every_highlighted_id_is_an_element_of_the_svg(head_page):
         assert step["node"] in ids and step["node"] in step["now"]
         assert set(step["now"]) | set(step["flow"]) <= ids
         red = [i for i in step["now"] if i != step["node"]]
-        assert red and all(i.endswith("-b") or "-b-" in i for i in red)
+        assert all(i.endswith("-b") or "-b-" in i for i in red)
     assert set(data["backward_edges"]) <= ids
+    # a step whose op is drawn inside another op's node (the weight's Transpose inside
+    # "X Wᵀ") may have no edge of its own; every node drawn lights red edges at some step
+    for node in {s["node"] for s in data["steps"]}:
+        assert any(len(s["now"]) > 1 for s in data["steps"] if s["node"] == node), node
+    assert {s["node"] for s in data["steps"]} == {s["node"] for s in data["steps"] if s["first"]}
 
 
 def test_every_red_edge_is_reached_once(head_page):
@@ -398,11 +403,11 @@ def test_right_arrow_advances_and_moves_the_highlight(browser, head_page):
         assert page.highlighted_nodes() == [data["steps"][k - 1]["node"]]
         seen.append(page.highlighted_nodes()[0])
         edges = page.red_edges()
-        assert edges["now"] >= 1
+        assert edges["now"] >= (1 if len(data["steps"][k - 1]["now"]) > 1 else 0)
         assert edges["faded"] == edges["total"] - edges["reached"]
         op = browser.find_element(page.by.ID, "rp-op").text
         assert op == f"{data['steps'][k - 1]['op']}.backward"
-    assert len(set(seen)) == len(seen)  # a new node each step
+    assert len(set(seen)) >= 2  # the highlight moves along the graph
     assert page.errors() == []
 
 

@@ -752,7 +752,11 @@ def test_the_legend_lists_only_what_is_drawn(rng):
 
 def test_direction_top_to_bottom(rng):
     _, _, loss = attention_head(rng)
+    assert Dot(to_dot(loss)).graph["rankdir"] == "LR"  # the article's head: left to right
     assert Dot(to_dot(loss, direction="TB")).graph["rankdir"] == "TB"
+    stack, _ = _stack()
+    assert Dot(to_dot(stack)).graph["rankdir"] == "TB"  # 14 columns: top to bottom reads better
+    assert Dot(to_dot(stack, direction="LR")).graph["rankdir"] == "LR"
     with pytest.raises(ValueError, match="direction"):
         to_dot(loss, direction="RL")
 
@@ -774,6 +778,8 @@ def test_a_two_block_transformer_is_at_most_80_nodes_by_default():
     attn = svg.node_with("0.attn · MultiHeadAttention")
     assert "8 parameters, 4,224 values" in attn.lines  # what it holds
     assert len(Dot(to_dot(loss, all_ops=True, max_nodes=None)).nodes) > 200  # all of it
+    shown = min(880, svg.width * 4 / 3)  # the README shows it at most 880 px wide
+    assert svg.px_at(shown, svg.smallest_node_text()) >= 9
 
 
 def test_modules_expand_by_name_or_depth_and_unknown_names_are_refused():

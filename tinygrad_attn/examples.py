@@ -264,7 +264,8 @@ def transformer_stack_step(blocks: int = 2, embed_dim: int = 32, seed: int = 0):
     and backpropagated. Returns `(loss, model)`."""
     manual_seed(seed)
     model = nn.Sequential(*(nn.TransformerBlock(embed_dim, 2) for _ in range(blocks)))
-    x = Tensor(np.random.default_rng(seed).standard_normal((1, len(SENTENCE), embed_dim)), name="X")
+    data = np.random.default_rng(seed).standard_normal((1, len(SENTENCE), embed_dim))  # (B, T, E)
+    x = Tensor(data, dtype=get_default_dtype(), name="X")
     loss = model(x).sum()
     loss.name = "loss"
     loss.backward()

@@ -55,6 +55,7 @@ _FONT = "Helvetica"
 _SMALL = FONT  # point size of the shape/dtype and value lines
 _GREY = "#444444"
 _HEADER = 10  # point size of a node's first line (bold)
+_AUTO_TB_COLUMNS = 10  # direction="auto": wider pictures are drawn top to bottom
 
 
 def _shape(shape: tuple, dtype: Any) -> str:
@@ -92,7 +93,9 @@ class DrawOptions:
 
     - `passes`: "both" (default), "forward" (green and blue edges) or "backward" (red edges
       only; leaves that take no gradient are left out).
-    - `direction`: "LR" (left to right, default) or "TB" (top to bottom).
+    - `direction`: "LR" (left to right), "TB" (top to bottom) or "auto" (default): left to
+      right, as the article draws its head, unless the picture would be more than 10 columns
+      wide (a stack of blocks), which reads better top to bottom.
     - `show_values`, `show_grads`: draw values / gradients in the nodes: arrays up to 16 x 16
       as heat maps (purple < 0 < orange; attention weights white -> orange, with numbers), one
       number for a single element, min/mean/max for larger arrays. An intermediate's value is
@@ -124,7 +127,7 @@ class DrawOptions:
     """
 
     passes: str = "both"
-    direction: str = "LR"
+    direction: str = "auto"
     show_values: bool = False
     show_grads: bool = False
     axis_labels: Any = None
@@ -166,8 +169,8 @@ class DrawOptions:
             raise ValueError(
                 f"{caller}: passes={result.passes!r}; use 'both', 'forward' or 'backward'"
             )
-        if result.direction not in ("LR", "TB"):
-            raise ValueError(f"{caller}: direction={result.direction!r}; use 'LR' or 'TB'")
+        if result.direction not in ("LR", "TB", "auto"):
+            raise ValueError(f"{caller}: direction={result.direction!r}; use 'LR', 'TB' or 'auto'")
         if result.collapse_depth is not None and result.collapse_depth < 1:
             raise ValueError(
                 f"{caller}: collapse_depth must be 1 or more, got {result.collapse_depth}"
@@ -546,9 +549,11 @@ def fill_graph(
     """Write the picture of `traced` into the (empty) `graph`; return what was drawn."""
     picture = _picture(traced, options, caller)
     drawer = _Drawer(picture, options)
-    graph.attr(
-        rankdir=options.direction, fontname=_FONT, fontsize="10", nodesep="0.18", ranksep="0.2"
-    )
+    direction = options.direction
+    if direction == "auto":
+        wide = not options.all_ops and picture.columns() > _AUTO_TB_COLUMNS
+        direction = "TB" if wide else "LR"
+    graph.attr(rankdir=direction, fontname=_FONT, fontsize="10", nodesep="0.18", ranksep="0.2")
     graph.attr("node", fontname=_FONT, fontsize="11", margin="0.06,0.03")
     if options.element_ids:
         graph.attr("node", id="\\N")  # Graphviz writes each node's own name there

@@ -192,9 +192,6 @@ def replay_backward(
             f"replay_backward: expected the Tensor to run backward from (e.g. the loss), got "
             f"{type(loss).__name__}"
         )
-    # One node per op by default: the page steps through every primitive op's backward.
-    graph_options.setdefault("all_ops", True)
-    graph_options.setdefault("max_nodes", 80)
     options = DrawOptions.from_keywords("replay_backward", **graph_options)
     if options.passes == "forward":
         raise ValueError(

@@ -242,7 +242,7 @@
       reveal(el(s.node), graph);  // ... and, first of all, the op itself
       reveal(panel.querySelector(".rp-leaf.rp-fresh"), panel);
     } else {
-      reveal(el(data.root), graph);
+      graph.scrollTo(0, 0);  // the start of the picture: its legend, X, the parameters
     }
     updateMinimap();
   }
@@ -260,6 +260,7 @@
       go(moves[event.key]);
     }
   });
-  go(0);
+  const start = /^#step=(\d+)$/.exec(window.location.hash);  // page.html#step=6 opens there
+  go(start ? Number(start[1]) : 0);
   window.replay = { go, total, get step() { return current; } };
 })();
