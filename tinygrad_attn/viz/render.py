@@ -162,20 +162,25 @@ def draw_graph(*roots: Any, **options: Any) -> GraphPicture:
 
     Forward edges are green, backward (gradient) edges red and pointing back towards the
     parameters, edges of data that takes no gradient (X, masks, constants) blue; a legend
-    says so. Options (all keywords, see `DrawOptions`): passes="both"|"forward"|"backward",
-    show_values, show_grads, show_saved, show_params, intermediates, clusters, collapse,
-    collapse_depth, max_elements, title. Works before and after backward(): a released graph
-    keeps its structure, names, shapes and the leaves' gradients.
+    says so. Options (all keywords, see `DrawOptions`): passes, direction, show_values,
+    show_grads, axis_labels, all_ops, intermediates, show_saved, show_params, clusters,
+    collapse, collapse_depth, expand, max_nodes, model, max_elements, title, legend. Works
+    before and after backward(): a released graph keeps its structure, names, shapes and the
+    leaves' gradients (and, inside `viz.keep_values()`, every value and gradient).
     """
-    settings = DrawOptions.from_keywords("draw_graph", **options)
+    return _draw("draw_graph", roots, options)
+
+
+def _draw(caller: str, roots: tuple, options: dict) -> GraphPicture:
+    settings = DrawOptions.from_keywords(caller, **options)
     picture = GraphPicture(name="tinygrad_attn", format="svg")
-    fill_graph(picture, trace(*roots), settings)
+    fill_graph(picture, trace(*roots), settings, caller)
     return picture
 
 
 def to_dot(*roots: Any, **options: Any) -> str:
     """The DOT text of `draw_graph(*roots, **options)`: the same program gives the same text."""
-    return draw_graph(*roots, **options).source
+    return _draw("to_dot", roots, options).source
 
 
 MAX_PNG_WIDTH = 8000  # pixels: wider PNGs are drawn at a lower resolution
@@ -205,7 +210,7 @@ def render_graph(
             f"render_graph: cannot tell the format of {str(path)!r}; use a .svg, .png or .dot "
             "file name, or pass format='svg' / 'png' / 'dot'"
         )
-    source = to_dot(*roots, **options)
+    source = _draw("render_graph", roots, options).source
     path.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "dot":
         path.write_text(source, encoding="utf-8")
