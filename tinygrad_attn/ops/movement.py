@@ -66,7 +66,7 @@ class GetItem(Function):
     def forward(ctx, a, index):
         ctx.shape = a.shape
         ctx.dtype = a.dtype
-        ctx.index = index
+        ctx.index = index = _owned(index)
         try:
             return a[index]
         except IndexError as err:
@@ -81,6 +81,22 @@ class GetItem(Function):
             # add.at, unlike `grad_a[index] += ...`, adds once per repeated index.
             np.add.at(grad_a, ctx.index, grad_out)
         return (grad_a,)
+
+
+def _owned(index):
+    """The index with each array in it copied: a caller who refills an index array (a batch of
+    token ids, class labels) between forward and backward must not move the gradient."""
+    if isinstance(index, tuple):
+        return tuple(_owned(i) for i in index)
+    if isinstance(index, np.ndarray):
+        return index.copy()
+    if isinstance(index, list):
+        try:
+            array = np.array(index)
+        except ValueError:  # (a ragged list: NumPy raises its own error at the lookup)
+            return list(index)
+        return array if array.dtype.kind in "iub" else list(index)
+    return index
 
 
 class Concatenate(Function):

@@ -65,26 +65,6 @@ def _shape(shape: tuple, dtype: Any) -> str:
     return shape_text(shape, dtype)
 
 
-# Attributes every Function has; whatever else forward set on the ctx (axis, scale...) is the
-# op's parameters, shown under its name.
-_NODE_ATTRIBUTES = frozenset(
-    {
-        "inputs",
-        "parents",
-        "needs_input_grad",
-        "output_ref",
-        "output_shape",
-        "output_dtype",
-        "output_name",
-        "scope",
-        "creation_site",
-        "released",
-        "output_hooks",
-        "retains_output_grad",
-        "shape",
-        "dtype",
-    }
-)
 
 
 @dataclass(frozen=True)
@@ -459,10 +439,9 @@ def _values_of(record: TensorRecord) -> tuple:
 def _op_params(op) -> str:
     """The simple attributes forward set on the ctx (axis=-1, scale=0.5), in a stable order."""
     shown = []
-    for key in sorted(vars(op.node)):
-        if key.startswith("_") or key in _NODE_ATTRIBUTES:
-            continue
-        value = vars(op.node)[key]
+    params = op.node.params()  # the node's own attributes, not the framework's (function.py)
+    for key in sorted(params):
+        value = params[key]
         if isinstance(value, str):
             shown.append(f"{key}={value[:24]}")
         elif isinstance(value, (bool, int, np.integer)) or value is None:
@@ -481,7 +460,7 @@ def _op_params(op) -> str:
 def _saved_line(ops: list) -> str:
     if any(op.node.released for op in ops):
         return "saved: freed by backward"
-    arrays = [a for op in ops for a in op.node._saved if isinstance(a, np.ndarray)]
+    arrays = [a for op in ops for a in op.node._saved or () if isinstance(a, np.ndarray)]
     if not arrays:
         return "saved: nothing"
     shapes = ", ".join(str(tuple(a.shape)) for a in arrays)

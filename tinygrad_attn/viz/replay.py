@@ -97,7 +97,7 @@ def _forward_values(step: BackwardStep) -> list[dict]:
     """The forward arrays this op's backward reads (what forward saved), each named by what it
     is when that is known (the op's output, e.g. softmax's y, or one of its inputs, while the
     program still holds them), else by its shape."""
-    saved = [a for a in step.node._saved if isinstance(a, np.ndarray)]
+    saved = [a for a in step.node._saved or () if isinstance(a, np.ndarray)]
     named = []
     for array in saved:
         text = f"saved for backward: {fmt.shape_text(array.shape, array.dtype)}"

@@ -12,7 +12,7 @@ every op made records a reference to its output array (the read-only array the f
 made anyway: no copy) and, during backward, the gradient that reached that output. They are
 kept per graph node, weakly: when the program drops the graph, the arrays go with it. Outside
 the block nothing is recorded and nothing is paid: the observers are installed only while a
-block is open.
+block is open, in the thread that opened it.
 
 This module only observes (through the engine's observer callbacks); it changes no node,
 tensor or gradient.
@@ -20,24 +20,25 @@ tensor or gradient.
 
 from __future__ import annotations
 
+import threading
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import numpy as np
 
-from .. import function as _function
-
-# The observers the engine calls: where function.py finds them (they move to state.py in the
-# core's rearrangement; function.py keeps using them either way).
-observers = getattr(_function, "observers", None)
-if observers is None:  # pragma: no cover - depends on the core's layout
-    from ..state import observers
+from ..state import observers  # per thread, like the blocks that install them
 
 # node -> its output array / the gradient that reached its output (weak: dies with the graph)
 _values: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _grads: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_open = 0  # how many keep_values blocks are open (they nest)
+
+
+class _Open(threading.local):
+    count = 0  # how many keep_values blocks this thread has open (they nest)
+
+
+_open = _Open()
 
 
 def _on_forward(node, inputs, out) -> None:
@@ -55,18 +56,19 @@ def keep_values() -> Iterator[None]:
     """Record, for every op made inside the block, its output and the gradient backward sends
     it, so a picture drawn later (`show_values=True`, `show_grads=True`) shows them even
     though backward released the graph. Costs nothing outside the block."""
-    global _open
-    if _open == 0:
+    if _open.count == 0:
         observers.on_forward.append(_on_forward)
         observers.on_backward.append(_on_backward)
-    _open += 1
+        observers.update()
+    _open.count += 1
     try:
         yield
     finally:
-        _open -= 1
-        if _open == 0:
+        _open.count -= 1
+        if _open.count == 0:
             observers.on_forward.remove(_on_forward)
             observers.on_backward.remove(_on_backward)
+            observers.update()
 
 
 def kept_value(node) -> np.ndarray | None:
