@@ -726,6 +726,36 @@ def test_the_article_picture_is_the_maths_not_the_plumbing(article_svg):
     assert len(picture.nodes) <= 15
 
 
+class Linear(ta.Function):
+    """out = x W^T + b;  dx = dout W,  dW = dout^T x,  db = sum(dout)"""
+
+    @staticmethod
+    def forward(ctx, x, weight, bias):
+        ctx.save_for_backward(x, weight)
+        return x @ weight.T + bias
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        x, weight = ctx.saved_tensors
+        return grad_out @ weight, grad_out.T @ x, grad_out.sum(axis=0)
+
+
+def test_a_fused_linear_is_one_node_that_says_x_w_transposed_plus_b(rng):
+    x = Tensor(rng.standard_normal((3, 4)), name="X")
+    w = Tensor(rng.standard_normal((2, 4)), requires_grad=True, name="layer.weight")
+    b = Tensor(rng.standard_normal(2), requires_grad=True, name="layer.bias")
+    observers.scope.append("layer")
+    try:
+        out = Linear.apply(x, w, b)
+    finally:
+        observers.scope.pop()
+    out.name = "Q"
+    dot = Dot(to_dot(out.sum()))
+    node = dot.node_of("→ Q (3, 2) float64")
+    assert _label_lines(dot.nodes[node])[0] == "X Wᵀ + b"
+    assert {dot.node_of("layer.weight"), dot.node_of("layer.bias")} <= dot.gradient_targets()
+
+
 def test_every_primitive_op_on_request(rng):
     _, _, loss = attention_head(rng)
     dot = Dot(to_dot(loss, **PLUMBING))

@@ -65,8 +65,6 @@ def _shape(shape: tuple, dtype: Any) -> str:
     return shape_text(shape, dtype)
 
 
-
-
 @dataclass(frozen=True)
 class DrawOptions:
     """What a picture shows. Every field is a keyword of to_dot / draw_graph / render_graph.

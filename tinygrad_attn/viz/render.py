@@ -42,6 +42,11 @@ _HOW_TO_GET_ONE = (
 )
 
 
+# What a renderer says that changes nothing in the picture (graphviz-pure estimates the width
+# of "→" and "…" from a space).
+_HARMLESS = ("no value for width of non-ASCII character", "Falling back to width of space")
+
+
 class RendererNotFound(RuntimeError):
     """No program that turns DOT into pictures could be found."""
 
@@ -99,7 +104,11 @@ def run_renderer(dot_source: str, format: str, renderer: str | None = None) -> b
             f"the renderer {exe} failed (exit status {done.returncode}) drawing {format}: "
             f"{message or 'no output'}"
         )
-    message = done.stderr.decode("utf-8", "replace").strip()
+    message = "\n".join(
+        line
+        for line in done.stderr.decode("utf-8", "replace").splitlines()
+        if line.strip() and not any(noise in line for noise in _HARMLESS)
+    )
     if message:  # the picture was drawn, but the renderer had something to say
         warnings.warn(f"the renderer {Path(exe).name} said: {message}", RendererWarning, 2)
     return done.stdout
