@@ -19,7 +19,7 @@ This module only decides what is drawn; dot.py draws it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -46,12 +46,7 @@ class Resolved:
     collapse: tuple[str, ...] = ()
     collapse_depth: int | None = None
     expand: tuple[str, ...] = ()
-    auto: bool = False
-    known: list[str] = field(default_factory=list)
-
-
-def known_modules(traced: TracedGraph) -> list[str]:
-    return sorted(traced.scopes)
+    auto: bool = False  # chosen by the max_nodes rule, not by the user
 
 
 def check_module_names(traced: TracedGraph, names: tuple[str, ...], option: str, caller: str):
@@ -87,7 +82,6 @@ class Picture:
             if edge.position is not None:
                 self.readers.setdefault(edge.src, []).append(op_by_id[edge.dst])
                 self.inputs_of.setdefault(edge.dst, []).append(edge.src)
-        self.constants: dict[str, list[TensorRecord]] = {}  # op node -> constants in its label
         # traced edge index -> id of the drawn green/blue or red edge (None: not drawn)
         self.forward_edge_ids: list[str | None] = [None] * len(traced.edges)
         self.backward_edge_ids: list[str | None] = [None] * len(traced.edges)
@@ -177,9 +171,7 @@ class Picture:
         elif record.kind == "constant" and not options.all_ops:
             readers = self.readers.get(record.id, [])
             if len(readers) == 1 and not self.owner[readers[0].id].startswith("m"):
-                node = self.owner[readers[0].id]
-                self.owner[record.id] = node
-                self.constants.setdefault(node, []).append(record)
+                self.owner[record.id] = self.owner[readers[0].id]  # written in its formula
                 return
         self.owner[record.id] = record.id
         self.scope_of[record.id] = record.scope

@@ -320,7 +320,13 @@ def main(out_dir: str, model: str = "head") -> int:
     elif model == "transformer":
         loss, block_model = examples.transformer_block_loss()
         title = "one backward pass of a small model around a transformer block"
-        options = {"model": block_model, "collapse_depth": 2}
+        words = examples.SENTENCE[:-1]  # the model reads these five and predicts the next
+        vocab = sorted(set(examples.SENTENCE))
+        options = {
+            "model": block_model,
+            "collapse_depth": 2,
+            "axis_labels": {len(words): words, len(vocab): vocab},
+        }
     else:
         raise ValueError(f"replay: --model {model!r}; use 'head' or 'transformer'")
     path = replay_backward(loss, Path(out_dir) / "backward.html", title=title, **options)
