@@ -646,6 +646,8 @@ def test_draw_graph_is_a_digraph_that_shows_itself_inline(rng):
     assert isinstance(picture, graphviz.Digraph)
     bundle = picture._repr_mimebundle_()
     assert "<svg" in bundle["image/svg+xml"]
+    # in a notebook it fits the cell: no fixed width in points, its natural width at most
+    assert re.search(r'<svg width="100%" style="max-width: [\d.]+pt', bundle["image/svg+xml"])
     assert picture.pipe("png")[:4] == b"\x89PNG"
 
 

@@ -157,13 +157,21 @@ class GraphPicture(graphviz.Digraph):
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **_: Any) -> dict:
         try:
-            svg = run_renderer(self.source, "svg").decode("utf-8")
+            svg = self._repr_svg_()
         except RuntimeError as err:
             return {"text/plain": f"{err}\n\nDOT source:\n{self.source}"}
         return {"image/svg+xml": svg}
 
     def _repr_svg_(self) -> str:
-        return run_renderer(self.source, "svg").decode("utf-8")
+        """The SVG, sized to fit a notebook cell: as wide as the cell allows, never wider than
+        its natural size, the height following (no sideways scrolling)."""
+        svg = run_renderer(self.source, "svg").decode("utf-8")
+        return re.sub(
+            r'<svg width="([\d.]+)pt" height="[\d.]+pt"',
+            r'<svg width="100%" style="max-width: \1pt; height: auto"',
+            svg,
+            count=1,
+        )
 
 
 def draw_graph(*roots: Any, **options: Any) -> GraphPicture:
