@@ -50,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--out", default="out", help="folder for the pictures (default: out)")
     demo.set_defaults(run=_demo)
     graph = commands.add_parser(
-        "graph", help="render the built-in example graphs (attention head, transformer block)"
+        "graph", help="draw the README's pictures (the attention head, a two-block transformer)"
     )
     graph.add_argument("--out", default="out", help="folder for the pictures (default: out)")
     graph.set_defaults(run=_graph)
