@@ -31,9 +31,11 @@ def _gradcheck(argv: list[str]) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from .viz.replay import main
+    from .examples import replay_example
 
-    return main(args.out, args.model)
+    path = replay_example(args.out, args.model)
+    print(f"wrote {path}  (open it in a browser; -> / <- walk through the backward steps)")
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -31,6 +31,7 @@ from . import nn, optim
 from .gradcheck import gradcheck
 from .state import no_grad
 from .tensor import Tensor, get_default_dtype, manual_seed, set_default_dtype
+from .viz import keep_values, render_graph, replay_backward
 
 Log = Callable[[str], None]
 
@@ -205,8 +206,6 @@ def training_step_picture(head: nn.SelfAttention | None = None, seed: int = 0):
     with every value kept for the picture (`viz.keep_values`). Returns `(loss, options)`:
     the loss (its graph released, the parameters holding their gradients) and the drawing
     options that show the numbers, labelled with the sentence's words and the features."""
-    from .viz import keep_values
-
     if head is None:
         manual_seed(seed)
         head = nn.SelfAttention(len(FEATURES))
@@ -276,8 +275,6 @@ def render_examples(out_dir: str | Path) -> list[Path]:
     """Draw the README's pictures into `out_dir` as .svg and .png; return the files written:
     the article's head (one training step, with its numbers) and a two-block transformer
     stack (collapsed by default). Raises RendererNotFound without a Graphviz renderer."""
-    from .viz import render_graph
-
     out_dir = Path(out_dir)
     head_loss, head_options = training_step_picture()
     stack_loss, stack = transformer_stack_step()
@@ -296,6 +293,35 @@ def render_examples(out_dir: str | Path) -> list[Path]:
     return written
 
 
+def replay_example(out_dir: str | Path, model: str = "head") -> Path:
+    """`python -m tinygrad_attn replay [--model head|transformer]`: the backward pass of the
+    article's head ("The earth is like an orange", the loss pulling "orange" towards the
+    fruit sense), or of a small model around a transformer block (its modules collapsed),
+    replayed in `out_dir/backward.html`. Returns the page's path."""
+    if model == "head":
+        manual_seed(0)
+        head = nn.SelfAttention(len(FEATURES))
+        loss = sense_loss(head, SENTENCES[0])
+        title = f'one backward pass of a self-attention head: "{SENTENCES[0]}"'
+        options = {
+            "axis_labels": {len(SENTENCE): SENTENCE, len(FEATURES): FEATURES},
+            "model": head,
+        }
+    elif model == "transformer":
+        loss, block_model = transformer_block_loss()
+        title = "one backward pass of a small model around a transformer block"
+        words = SENTENCE[:-1]  # the model reads these five and predicts the next
+        vocab = sorted(set(SENTENCE))
+        options = {
+            "model": block_model,
+            "collapse_depth": 2,
+            "axis_labels": {len(words): words, len(vocab): vocab},
+        }
+    else:
+        raise ValueError(f"replay: --model {model!r}; use 'head' or 'transformer'")
+    return replay_backward(loss, Path(out_dir) / "backward.html", title=title, **options)
+
+
 # ====================================================================== the demo command
 def run(out_dir: str = "out") -> int:
     """The article, runnable: attention tables, one training step drawn, gradients checked.
@@ -303,8 +329,6 @@ def run(out_dir: str = "out") -> int:
     Writes `out_dir/attention_graph.svg` and `.png`. Returns 0 (errors propagate, with the
     message of whatever failed: a renderer missing, a gradient check).
     """
-    from .viz import render_graph  # drawing is this command's business, not the library's
-
     print("1. Attention with no learned matrices (the article's first idea)")
     show_plain_attention()
 

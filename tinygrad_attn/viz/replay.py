@@ -12,7 +12,8 @@ the `.grad` every parameter has accumulated so far.
 The page needs no network (no CDN, no external font or image) and no re-layout while stepping:
 Python precomputes, per step, the ids of the SVG elements to highlight (the picture is drawn
 with `element_ids=True`, see dot.py's `drawn_ids`), and the script only toggles CSS classes.
-`python -m tinygrad_attn replay` writes the page for the reference article's attention head.
+`python -m tinygrad_attn replay` writes the page for the reference article's attention head
+(`examples.replay_example`).
 
 This module only reads the graph and the steps; it must not change how backward runs (it
 consumes the same generator as `backward()`), nor decide what the picture looks like (dot.py).
@@ -295,40 +296,3 @@ def page(svg: str, data: dict) -> str:
         .replace("__SVG__", svg)
         .replace("__DATA__", payload)
     )
-
-
-def main(out_dir: str, model: str = "head") -> int:
-    """`python -m tinygrad_attn replay [--model head|transformer]`: the backward pass of the
-    article's attention head ("The earth is like an orange", the loss pulling "orange"
-    towards the fruit sense), or of a small model around a transformer block (its modules
-    collapsed), written to `out_dir/backward.html`."""
-    from .. import examples, nn
-    from ..tensor import manual_seed
-
-    if model == "head":
-        manual_seed(0)
-        head = nn.SelfAttention(len(examples.FEATURES))
-        loss = examples.sense_loss(head, examples.SENTENCES[0])
-        title = f'one backward pass of a self-attention head: "{examples.SENTENCES[0]}"'
-        options = {
-            "axis_labels": {
-                len(examples.SENTENCE): examples.SENTENCE,
-                len(examples.FEATURES): examples.FEATURES,
-            },
-            "model": head,
-        }
-    elif model == "transformer":
-        loss, block_model = examples.transformer_block_loss()
-        title = "one backward pass of a small model around a transformer block"
-        words = examples.SENTENCE[:-1]  # the model reads these five and predicts the next
-        vocab = sorted(set(examples.SENTENCE))
-        options = {
-            "model": block_model,
-            "collapse_depth": 2,
-            "axis_labels": {len(words): words, len(vocab): vocab},
-        }
-    else:
-        raise ValueError(f"replay: --model {model!r}; use 'head' or 'transformer'")
-    path = replay_backward(loss, Path(out_dir) / "backward.html", title=title, **options)
-    print(f"wrote {path}  (open it in a browser; -> / <- walk through the backward steps)")
-    return 0
