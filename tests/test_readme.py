@@ -154,3 +154,13 @@ def test_every_python_block_is_either_run_or_a_marked_fragment():
     assert BLOCKS, "README.md has no python block"
     for block in BLOCKS:
         assert block.marker in (None, "fragment"), f"README.md:{block.line}: {block.marker!r}"
+
+
+def test_every_picture_the_readme_shows_is_in_the_repository():
+    text = README.read_text(encoding="utf-8")
+    pictures = re.findall(r"\]\((docs/[^)]+)\)", text)
+    assert {"docs/screenshot_attention_graph.png", "docs/screenshot_replay_first.png"} <= set(
+        pictures
+    )
+    for picture in pictures:
+        assert (README.parent / picture).is_file(), f"README.md shows {picture}, which is missing"

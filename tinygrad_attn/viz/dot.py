@@ -257,7 +257,8 @@ class _Drawer:
             name = f"→ {out.name} " if out.name else "→ "
             rows.append(_row(name + _shape(out.shape, out.dtype), _SMALL, _GREY))
             value, grad = _values_of(out)
-            weights = ops[-1].node.name == "Softmax"
+            # an attention table small enough to print every weight (a softmax's rows)
+            weights = ops[-1].node.name == "Softmax" and 1 < out.shape[-1] <= 8
             rows += self._array_rows(out, value, grad, weights)
             if out.is_root:
                 self.drawn.add("root")
