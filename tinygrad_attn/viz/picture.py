@@ -349,7 +349,14 @@ def _op_phrase(op: OpRecord, args: list[str], same: bool) -> str:
         return f"|{a}|"
     if name == "GetItem":
         return f"{_wrap(a)}[{_index_text(getattr(node, 'index', None))}]"
-    short = {"Sigmoid": "σ", "ScaledDotProductAttention": "attention"}
+    short = {
+        "Sigmoid": "σ",
+        "ScaledDotProductAttention": "attention",
+        "LayerNorm": "layer_norm",
+        "CrossEntropy": "cross_entropy",
+        "LogSoftmax": "log_softmax",
+        "MaskedFill": "masked_fill",
+    }
     return f"{short.get(name, name.lower())}({', '.join(args)})"
 
 
