@@ -164,3 +164,26 @@ def test_every_picture_the_readme_shows_is_in_the_repository():
     )
     for picture in pictures:
         assert (README.parent / picture).is_file(), f"README.md shows {picture}, which is missing"
+
+
+def test_the_replay_captions_name_the_steps_the_engine_takes(tmp_path):
+    """The README says which op the middle and last replay screenshots show: the engine's
+    order decides, so the captions are checked against a fresh run (after a change of order,
+    run `python docs/make_pictures.py` and update the captions)."""
+    from tinygrad_attn.examples import replay_example
+
+    text = README.read_text(encoding="utf-8")
+    page = replay_example(tmp_path).read_text(encoding="utf-8")
+    ops = re.findall(r'"index":(\d+),"op":"(\w+)"', page)
+    steps = {int(index): op for index, op in ops}
+    middle = re.search(
+        r"Half way, at step (\d+) \(the engine numbers its steps 0 … (\d+)\), `(\w+)\.backward`",
+        text,
+    )
+    last = re.search(r"And the last step, (\d+), `(\w+)\.backward`", text)
+    assert middle and last, "the replay section's captions changed shape; update this test"
+    assert int(middle.group(2)) == len(steps) - 1 == int(last.group(1))
+    assert steps[int(middle.group(1))] == middle.group(3)
+    assert steps[int(last.group(1))] == last.group(2)
+    # docs/make_pictures.py shoots #step=len//2 (that many steps run): its last one shown
+    assert int(middle.group(1)) == len(steps) // 2 - 1
