@@ -832,6 +832,25 @@ def test_modules_expand_by_name_or_depth_and_unknown_names_are_refused():
         to_dot(loss, expand="blocks.9")
 
 
+class _Scope(str):
+    """A module path that also says the module's type (what Module.__call__ could push)."""
+
+    module_type = "Attention"
+
+
+def test_boxes_name_the_type_the_scope_carries(rng):
+    x = Tensor(rng.standard_normal((3, 4)), requires_grad=True, name="x")
+    observers.scope.append(_Scope("attn"))
+    try:
+        y = (x * 2).tanh()
+    finally:
+        observers.scope.pop()
+    dot = Dot(to_dot(y.sum()))
+    assert {c["label"] for c in dot.clusters.values()} == {"attn · Attention"}
+    boxes = Dot(to_dot(y.sum(), collapse="attn"))
+    assert boxes.labelled("attn · Attention")
+
+
 def test_clusters_never_overlap():
     from tinygrad_attn.examples import transformer_block_step
 

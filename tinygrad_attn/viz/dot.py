@@ -209,7 +209,13 @@ class _Drawer:
         self.picture = picture
         self.options = options
         self.drawn: set[str] = set()  # legend entries: what the picture contains
+        # A module's type: from the scope a node was made in, when the core records it there
+        # (a str carrying `module_type`), else from the `model` option.
         self.module_types: dict[str, str] = {}
+        for op in picture.traced.ops:
+            kind = getattr(op.node.scope, "module_type", None)
+            if kind and op.node.scope not in self.module_types:
+                self.module_types[str(op.node.scope)] = str(kind)
         if options.model is not None and hasattr(options.model, "named_modules"):
             for path, module in options.model.named_modules():
                 self.module_types[path] = type(module).__name__
