@@ -597,3 +597,18 @@ def test_the_whole_graph_is_in_view_at_readable_size_and_each_step_is_scrolled_t
         )
         assert inside, (k, step["node"])
     assert page.errors() == []
+
+
+def test_the_script_parses(tmp_path):
+    """The page's script, checked by itself (Node's parser), not only inside the page."""
+    import subprocess
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed; the browser tests still load the script")
+    from tinygrad_attn.viz.replay import asset
+
+    script = tmp_path / "replay.js"
+    script.write_text(asset("replay.js"), encoding="utf-8")
+    done = subprocess.run([node, "--check", str(script)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
