@@ -480,10 +480,10 @@ def test_the_page_is_made_of_package_data_files(head_page):
     assert asset("replay.js").strip()[-20:] in text and asset("replay.css")[-40:] in text
 
 
-def test_the_css_is_scoped_to_the_page_root():
-    from tinygrad_attn.viz.replay import asset
-
-    css = re.sub(r"/\*.*?\*/", "", asset("replay.css"), flags=re.S)
+def test_the_css_is_scoped_to_the_page_root(head_page):
+    path, _ = head_page
+    styles = re.findall(r"<style>(.*?)</style>", path.read_text(encoding="utf-8"), re.S)
+    css = re.sub(r"/\*.*?\*/", "", "".join(styles), flags=re.S)  # every rule of the page
     for rule in re.findall(r"([^{}]+)\{", css):
         for selector in rule.split(","):
             assert selector.strip().startswith(".rp-root"), selector
