@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from .tensor_methods import TensorMethods, check_device, resolve_axis
+
 _default_dtype = np.dtype(np.float32)
 _rng = np.random.default_rng()
 
@@ -138,7 +140,7 @@ class ReleasedTensor:
         )
 
 
-class Tensor:
+class Tensor(TensorMethods):
     """An n-dimensional array that records the ops applied to it, for reverse-mode autodiff."""
 
     # Class-level defaults: an op's output sets only what differs (keeps `apply` cheap).
@@ -155,7 +157,9 @@ class Tensor:
         requires_grad: bool = False,
         dtype: Any = None,
         name: str | None = None,
+        device: Any = None,
     ) -> None:
+        check_device(device)
         self.data = _array_from(data, dtype, copy=True)
         if requires_grad:
             _check_can_require_grad(self.data.dtype, "Tensor(requires_grad=True)")
@@ -230,10 +234,6 @@ class Tensor:
     @property
     def ndim(self) -> int:
         return self.data.ndim
-
-    @property
-    def size(self) -> int:
-        return self.data.size
 
     @property
     def T(self) -> Tensor:
@@ -456,20 +456,14 @@ class Tensor:
         return Erf.apply(self)
 
     # ----------------------------------------------------------------- reductions
-    def sum(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor:
+    # `dim=` / `keepdim=` are PyTorch's spellings of `axis=` / `keepdims=` (tensor_methods.py).
+    def sum(self, axis: Any = None, keepdims: Any = None, *, dim=None, keepdim=None) -> Tensor:
+        axis, keepdims = resolve_axis("sum", axis, keepdims, dim, keepdim)
         return Sum.apply(self, axis=axis, keepdims=keepdims)
 
-    def mean(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor:
+    def mean(self, axis: Any = None, keepdims: Any = None, *, dim=None, keepdim=None) -> Tensor:
+        axis, keepdims = resolve_axis("mean", axis, keepdims, dim, keepdim)
         return Mean.apply(self, axis=axis, keepdims=keepdims)
-
-    def max(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor:
-        """Largest value; where several elements tie, the gradient is split evenly among them."""
-        return Max.apply(self, axis=axis, keepdims=keepdims)
-
-    def var(
-        self, axis: int | Sequence[int] | None = None, keepdims: bool = False, ddof: int = 0
-    ) -> Tensor:
-        return Var.apply(self, axis=axis, keepdims=keepdims, ddof=ddof)
 
     # ---------------------------------------------------------------------- shape
     def reshape(self, *shape: Any) -> Tensor:
@@ -478,6 +472,10 @@ class Tensor:
         return Reshape.apply(self, shape=shape)
 
     def transpose(self, *axes: Any) -> Tensor:
+        """No argument: reverse the axes. Two ints: swap them (PyTorch). A tuple or 3+ ints: a
+        permutation (NumPy)."""
+        if len(axes) == 2 and all(isinstance(a, (int, np.integer)) for a in axes):
+            return self.swapaxes(axes[0], axes[1])
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
             axes = tuple(axes[0])
         return Transpose.apply(self, axes=axes or None)
@@ -506,11 +504,13 @@ class Tensor:
     def matmul(self, other: Any) -> Tensor:
         return MatMul.apply(self, self._operand(other))
 
-    def softmax(self, axis: int = -1) -> Tensor:
-        return Softmax.apply(self, axis=axis)
+    def softmax(self, axis: Any = None, *, dim: Any = None) -> Tensor:
+        axis, _ = resolve_axis("softmax", axis, None, dim)
+        return Softmax.apply(self, axis=-1 if axis is None else axis)
 
-    def log_softmax(self, axis: int = -1) -> Tensor:
-        return LogSoftmax.apply(self, axis=axis)
+    def log_softmax(self, axis: Any = None, *, dim: Any = None) -> Tensor:
+        axis, _ = resolve_axis("log_softmax", axis, None, dim)
+        return LogSoftmax.apply(self, axis=-1 if axis is None else axis)
 
     def masked_fill(self, mask: Any, value: float) -> Tensor:
         """Where `mask` is True, put `value`; elsewhere keep self (no gradient where filled)."""
@@ -571,23 +571,29 @@ def _shape_arg(shape: tuple) -> tuple:
     return tuple(shape)
 
 
-def zeros(*shape: Any, requires_grad: bool = False, dtype: Any = None) -> Tensor:
+def zeros(*shape: Any, requires_grad: bool = False, dtype: Any = None, device=None) -> Tensor:
     """A tensor of zeros (default float dtype unless `dtype` is given)."""
+    check_device(device)
     return from_numpy(np.zeros(_shape_arg(shape), dtype or _default_dtype), requires_grad)
 
 
-def ones(*shape: Any, requires_grad: bool = False, dtype: Any = None) -> Tensor:
+def ones(*shape: Any, requires_grad: bool = False, dtype: Any = None, device=None) -> Tensor:
     """A tensor of ones (default float dtype unless `dtype` is given)."""
+    check_device(device)
     return from_numpy(np.ones(_shape_arg(shape), dtype or _default_dtype), requires_grad)
 
 
-def arange(*args: Any, dtype: Any = None) -> Tensor:
+def arange(
+    *args: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
     """As `np.arange` (integers give an integer tensor)."""
-    return from_numpy(np.arange(*args, dtype=dtype))
+    check_device(device)
+    return from_numpy(np.arange(*args, dtype=dtype), requires_grad)
 
 
-def randn(*shape: Any, requires_grad: bool = False, dtype: Any = None) -> Tensor:
+def randn(*shape: Any, requires_grad: bool = False, dtype: Any = None, device=None) -> Tensor:
     """Standard normal samples from the global generator (`ta.manual_seed`)."""
+    check_device(device)
     array = _rng.standard_normal(_shape_arg(shape)).astype(dtype or _default_dtype)
     return from_numpy(array, requires_grad)
 
@@ -637,5 +643,5 @@ from .ops.movement import (  # noqa: E402
     Transpose,
     Where,
 )
-from .ops.reduce import Max, Mean, Sum, Var  # noqa: E402
+from .ops.reduce import Mean, Sum  # noqa: E402
 from .ops.softmax import LogSoftmax, Softmax  # noqa: E402

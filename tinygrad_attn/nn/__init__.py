@@ -8,7 +8,17 @@ from .activation import GELU, Dropout, ReLU
 from .attention import MultiHeadAttention, SelfAttention
 from .embedding import Embedding
 from .linear import Linear
-from .module import IncompatibleKeys, Module, ModuleList, Sequential, functional_call
+from .module import (
+    IncompatibleKeys,
+    Module,
+    ModuleDict,
+    ModuleList,
+    Parameter,
+    Sequential,
+    functional_call,
+)
+from . import init, utils
+from .. import functional  # `from torch.nn import functional as F` carries over
 from .norm import LayerNorm
 from .transformer import TransformerBlock
 
@@ -20,11 +30,16 @@ __all__ = [
     "LayerNorm",
     "Linear",
     "Module",
+    "ModuleDict",
     "ModuleList",
+    "Parameter",
     "MultiHeadAttention",
     "ReLU",
     "SelfAttention",
     "Sequential",
     "TransformerBlock",
+    "functional",
     "functional_call",
+    "init",
+    "utils",
 ]
