@@ -23,6 +23,32 @@ from .engine import BackwardStep
 from .function import Function, enable_grad, is_grad_enabled, no_grad
 from .gradcheck import GradcheckError, gradcheck
 from . import functional, nn, optim
+from .creation import (  # PyTorch's spellings; `tensor` (the function) replaces the module name
+    bool,
+    cat,
+    device,
+    double,
+    float,
+    float16,
+    float32,
+    float64,
+    full,
+    full_like,
+    half,
+    int32,
+    int64,
+    long,
+    multinomial,
+    ones_like,
+    rand,
+    randint,
+    randn_like,
+    tensor,
+    topk,
+    tril,
+    triu,
+    zeros_like,
+)
 
 __version__ = "0.1.0"
 
