@@ -153,5 +153,3 @@ def multinomial(probs: Any, num_samples: int, replacement: Any = False) -> Tenso
         ]
     ).astype(np.int64)
     return from_numpy(out.reshape(*weights.shape[:-1], num_samples))
-
-

@@ -609,8 +609,8 @@ def _is_dtype_name(value: Any) -> bool:
 
 def _extreme(tensor: Any, which: str, args: tuple, kwargs: dict) -> Any:
     """The dispatch of `max`/`min` between NumPy's reduction and PyTorch's forms."""
-    from .ops.reduce_more import Min
     from .ops.reduce import Max
+    from .ops.reduce_more import Min
 
     op = Max if which == "max" else Min
     if args and isinstance(args[0], TensorMethods) or "other" in kwargs:
