@@ -23,7 +23,7 @@ from .engine import BackwardStep
 from .function import Function, enable_grad, is_grad_enabled, no_grad
 from .gradcheck import GradcheckError, gradcheck
 from . import functional, nn, optim
-from .creation import (  # PyTorch's spellings; `tensor` (the function) replaces the module name
+from .creation import (  # noqa: F401  (PyTorch spellings; ta.tensor: the function, not the module)
     bool,
     cat,
     device,
