@@ -1,7 +1,7 @@
 """PyTorch's spellings on Tensor: `view`, `permute`, `size()`, `dim()`, `split`, `clamp`, ...
 
 `Tensor` inherits `TensorMethods`, so these are ordinary methods ("go to definition" lands
-here). Each is one short method: an op (`Flip.apply(self, ...)`) or a composite of Tensor ops
+here). Each is one short method: an op (`ops.Flip.apply(self, ...)`) or a composite of Tensor ops
 whose gradient is the chain rule. Where PyTorch and NumPy give one name two meanings, the rule
 is in the README's "Coming from PyTorch" section; the short form:
 
@@ -13,9 +13,9 @@ is in the README's "Coming from PyTorch" section; the short form:
   `t.max()` give the NumPy reduction; `t.max(other_tensor)` is `maximum`. The same for `min`.
 - `t.repeat(...)` tiles the whole tensor (PyTorch), unlike NumPy's element-wise `repeat`.
 
-The op classes are imported inside the methods that use them: this module is imported by
-`tensor.py` before `Tensor` exists, and the ops import `Tensor`. It must not hold derivative
-code (that lives in `ops/`).
+As in `tensor.py`, the ops are looked up through the `ops` package when a method runs (the
+import cycle closes at the end of function.py). This module must not hold derivative code
+(that lives in `ops/`).
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import numpy as np
+
+from . import numpy_protocol, ops, state
 
 
 class device:  # noqa: N801  (PyTorch's spelling: `torch.device("cpu")`)
@@ -171,14 +173,13 @@ class TensorMethods:
     def astype(self, dtype: Any) -> Any:
         """This tensor converted to `dtype`; float to float keeps the gradient (op `Cast`),
         a cast to an integer or bool dtype gives a tensor outside the graph."""
-        from .ops.shape import Cast
 
         dtype = np.dtype(dtype)
         if dtype == self.data.dtype:
             return self
         if dtype.kind != "f":
             return type(self)._make(self.data.astype(dtype))
-        return Cast.apply(self, dtype=dtype)
+        return ops.Cast.apply(self, dtype=dtype)
 
     def float(self) -> Any:
         return self.astype(np.float32)
@@ -203,9 +204,8 @@ class TensorMethods:
 
     def clone(self) -> Any:
         """A copy with its own array that stays in the graph (gradient passes through)."""
-        from .ops.shape import Clone
 
-        return Clone.apply(self)
+        return ops.Clone.apply(self)
 
     def contiguous(self) -> Any:
         """Self: NumPy arrays need no contiguous copy before `view` here."""
@@ -328,38 +328,33 @@ class TensorMethods:
 
     def broadcast_to(self, shape: Any) -> Any:
         """`np.broadcast_to`; the gradient is summed back over the broadcast axes."""
-        from .ops.shape import BroadcastTo
 
-        return BroadcastTo.apply(self, shape=tuple(shape))
+        return ops.BroadcastTo.apply(self, shape=tuple(shape))
 
     def flip(self, *dims: Any) -> Any:
         """Reverse the order along the given axes (all axes when none are given)."""
-        from .ops.shape import Flip
 
         if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
             dims = tuple(dims[0])
-        return Flip.apply(self, axes=tuple(dims) if dims else None)
+        return ops.Flip.apply(self, axes=tuple(dims) if dims else None)
 
     def roll(self, shifts: Any, dims: Any = None) -> Any:
         """Shift elements cyclically (`np.roll`)."""
-        from .ops.shape import Roll
 
-        return Roll.apply(self, shifts=shifts, axes=dims)
+        return ops.Roll.apply(self, shifts=shifts, axes=dims)
 
     def repeat(self, *sizes: Any) -> Any:
         """Tile the whole tensor `sizes` times along each axis (PyTorch; = `np.tile`)."""
-        from .ops.shape import Tile
 
         if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
             sizes = tuple(sizes[0])
-        return Tile.apply(self, reps=tuple(int(s) for s in sizes))
+        return ops.Tile.apply(self, reps=tuple(int(s) for s in sizes))
 
     def pad(self, pad_width: Any, value: float = 0.0) -> Any:
         """Pad with a constant, NumPy's `pad_width` ((before, after) per axis, or one pair
         for all axes)."""
-        from .ops.shape import Pad
 
-        return Pad.apply(self, pad_width=pad_width, value=value)
+        return ops.Pad.apply(self, pad_width=pad_width, value=value)
 
     def tril(self, diagonal: int = 0) -> Any:
         """Zero above the `diagonal` (last two axes)."""
@@ -375,24 +370,18 @@ class TensorMethods:
 
     # ------------------------------------------------------------------- elementwise
     def sin(self) -> Any:
-        from .ops.unary import Sin
 
-        return Sin.apply(self)
+        return ops.Sin.apply(self)
 
     def cos(self) -> Any:
-        from .ops.unary import Cos
 
-        return Cos.apply(self)
+        return ops.Cos.apply(self)
 
     def log1p(self) -> Any:
-        from .ops.unary import Log1p
-
-        return Log1p.apply(self)
+        return ops.Log1p.apply(self)
 
     def expm1(self) -> Any:
-        from .ops.unary import Expm1
-
-        return Expm1.apply(self)
+        return ops.Expm1.apply(self)
 
     def log2(self) -> Any:
         return self.log() * (1 / np.log(2.0))
@@ -412,41 +401,35 @@ class TensorMethods:
 
     def clamp(self, min: Any = None, max: Any = None) -> Any:  # noqa: A002
         """Limit to [min, max]; the gradient passes where min <= x <= max (PyTorch)."""
-        from .ops.unary import Clip
 
         if min is None and max is None:
             raise ValueError("clamp(): give min, max or both")
-        return Clip.apply(self, low=min, high=max)
+        return ops.Clip.apply(self, low=min, high=max)
 
     def clip(self, min: Any = None, max: Any = None) -> Any:  # noqa: A002
         return self.clamp(min, max)
 
     def maximum(self, other: Any) -> Any:
         """Elementwise max; where both are equal the gradient is split evenly (PyTorch)."""
-        from .ops.unary import Maximum
 
-        return Maximum.apply(self, self._operand(other))
+        return ops.Maximum.apply(self, self._operand(other))
 
     def minimum(self, other: Any) -> Any:
         """Elementwise min; where both are equal the gradient is split evenly (PyTorch)."""
-        from .ops.unary import Minimum
 
-        return Minimum.apply(self, self._operand(other))
+        return ops.Minimum.apply(self, self._operand(other))
 
     def leaky_relu(self, negative_slope: float = 0.01) -> Any:
-        from .ops.unary import LeakyRelu
 
-        return LeakyRelu.apply(self, slope=negative_slope)
+        return ops.LeakyRelu.apply(self, slope=negative_slope)
 
     def elu(self, alpha: float = 1.0) -> Any:
-        from .ops.unary import Elu
 
-        return Elu.apply(self, alpha=alpha)
+        return ops.Elu.apply(self, alpha=alpha)
 
     def softplus(self, beta: float = 1.0, threshold: float = 20.0) -> Any:
-        from .ops.unary import Softplus
 
-        return Softplus.apply(self, beta=beta, threshold=threshold)
+        return ops.Softplus.apply(self, beta=beta, threshold=threshold)
 
     def silu(self) -> Any:
         return self * self.sigmoid()
@@ -470,11 +453,10 @@ class TensorMethods:
     def var(self, axis=None, keepdims=None, ddof=None, *, dim=None, keepdim=None, **torch_style):
         """Variance, dividing by N - ddof: ddof=0 NumPy-style; called PyTorch-style (`dim=`,
         `unbiased=`, `correction=`), PyTorch's default correction of 1."""
-        from .ops.reduce import Var
 
         ddof = resolve_ddof("var", ddof, dim, torch_style)
         axis, keepdims = resolve_axis("var", axis, keepdims, dim, keepdim)
-        return Var.apply(self, axis=axis, keepdims=keepdims, ddof=ddof)
+        return ops.Var.apply(self, axis=axis, keepdims=keepdims, ddof=ddof)
 
     def min(self, *args: Any, **kwargs: Any) -> Any:
         """As `max`: `min()` / `min(axis=...)` reduce (NumPy); `min(d)` / `min(dim=d)` give
@@ -485,9 +467,8 @@ class TensorMethods:
         return self.max(axis=dim, keepdims=keepdim)
 
     def amin(self, dim: Any = None, keepdim: bool = False) -> Any:
-        from .ops.reduce_more import Min
 
-        return Min.apply(self, axis=dim, keepdims=keepdim)
+        return ops.Min.apply(self, axis=dim, keepdims=keepdim)
 
     def argmax(
         self, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: Any = None
@@ -523,19 +504,17 @@ class TensorMethods:
     def prod(self, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims=None):
         """Product over axes; the gradient is the product of the other elements (exact at
         zeros too)."""
-        from .ops.reduce_more import Prod
 
         axis, keepdims = resolve_axis("prod", axis, keepdims, dim, keepdim)
-        return Prod.apply(self, axis=axis, keepdims=keepdims)
+        return ops.Prod.apply(self, axis=axis, keepdims=keepdims)
 
     def cumsum(self, dim: Any = None, *, axis: Any = None) -> Any:
         """Running sum along one axis (flattened first when no axis is given, as NumPy)."""
-        from .ops.reduce_more import Cumsum
 
         axis, _ = resolve_axis("cumsum", axis, None, dim)
         if axis is None:
-            return Cumsum.apply(self.reshape(-1), axis=0)
-        return Cumsum.apply(self, axis=axis)
+            return ops.Cumsum.apply(self.reshape(-1), axis=0)
+        return ops.Cumsum.apply(self, axis=axis)
 
     def std(self, axis=None, keepdims=None, ddof=None, *, dim=None, keepdim=None, **torch_style):
         """sqrt(var): ddof=0 NumPy-style, PyTorch's correction of 1 when called PyTorch-style
@@ -555,16 +534,14 @@ class TensorMethods:
         """`t[mask] = v`: writes into this tensor's array, as PyTorch does under `no_grad`
         or for a tensor outside the graph. Recording it in a graph is not supported: use
         `masked_fill` / `ta.where`, which are."""
-        from . import is_grad_enabled
-
         if isinstance(value, TensorMethods):
-            if value.requires_grad and is_grad_enabled():
+            if value.requires_grad and state.is_grad_enabled():
                 raise RuntimeError(
                     "item assignment of a value that requires grad would not be recorded; use "
                     "ta.where(mask, value, t) or masked_fill instead"
                 )
             value = value.data
-        if is_grad_enabled() and self.requires_grad:
+        if state.is_grad_enabled() and self.requires_grad:
             kind = "a leaf that requires grad" if self.grad_fn is None else "a graph tensor"
             raise RuntimeError(
                 f"item assignment into {kind} (shape {self.shape}) is not recorded in the "
@@ -585,16 +562,12 @@ class TensorMethods:
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any):
         """`np.exp(t)`, `np.maximum(t, 0)`, `ndarray + t` record the same op as the Tensor
         method; a ufunc with no Tensor counterpart refuses a tensor that requires grad."""
-        from .numpy_protocol import apply_ufunc
-
-        return apply_ufunc(self, ufunc, method, inputs, kwargs)
+        return numpy_protocol.apply_ufunc(self, ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any):
         """`np.sum(t, axis=0)`, `np.concatenate([t, u])`, ... call the Tensor's op; other
         NumPy functions run on the data unless that would drop a gradient (TypeError)."""
-        from .numpy_protocol import apply_function
-
-        return apply_function(func, args, kwargs)
+        return numpy_protocol.apply_function(func, args, kwargs)
 
 
 def _is_dtype_name(value: Any) -> bool:
@@ -609,10 +582,7 @@ def _is_dtype_name(value: Any) -> bool:
 
 def _extreme(tensor: Any, which: str, args: tuple, kwargs: dict) -> Any:
     """The dispatch of `max`/`min` between NumPy's reduction and PyTorch's forms."""
-    from .ops.reduce import Max
-    from .ops.reduce_more import Min
-
-    op = Max if which == "max" else Min
+    op = ops.Max if which == "max" else ops.Min
     if args and isinstance(args[0], TensorMethods) or "other" in kwargs:
         other = args[0] if args else kwargs["other"]
         return tensor.maximum(other) if which == "max" else tensor.minimum(other)

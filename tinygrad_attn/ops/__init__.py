@@ -3,4 +3,84 @@
 Each op's `forward` takes and returns ndarrays and saves what its `backward` needs; `backward`
 returns one gradient per input (None where none flows) in the output's (broadcast) shape. No op
 un-broadcasts, accumulates or touches `.grad`: the engine does, in one place.
+
+`Tensor`'s methods call the ops through this package (`ops.Exp.apply(x)`), so it re-exports every
+op class.
 """
+
+from .attention import ScaledDotProductAttention
+from .elementwise import (
+    Abs,
+    Add,
+    Div,
+    Erf,
+    Exp,
+    Log,
+    Mul,
+    Neg,
+    Pow,
+    Relu,
+    Sigmoid,
+    Sqrt,
+    Sub,
+    Tanh,
+)
+from .matmul import MatMul
+from .movement import Concatenate, GetItem, MaskedFill, Reshape, Stack, Transpose, Where
+from .reduce import Max, Mean, Sum, Var
+from .reduce_more import Cumsum, Min, Prod
+from .shape import BroadcastTo, Cast, Clone, Flip, Pad, Roll, Tile
+from .softmax import LogSoftmax, Softmax
+from .unary import Clip, Cos, Elu, Expm1, LeakyRelu, Log1p, Maximum, Minimum, Sin, Softplus
+
+__all__ = [
+    "Abs",
+    "Add",
+    "BroadcastTo",
+    "Cast",
+    "Clip",
+    "Clone",
+    "Concatenate",
+    "Cos",
+    "Cumsum",
+    "Div",
+    "Elu",
+    "Erf",
+    "Exp",
+    "Expm1",
+    "Flip",
+    "GetItem",
+    "LeakyRelu",
+    "Log",
+    "Log1p",
+    "LogSoftmax",
+    "MaskedFill",
+    "MatMul",
+    "Max",
+    "Maximum",
+    "Mean",
+    "Min",
+    "Minimum",
+    "Mul",
+    "Neg",
+    "Pad",
+    "Pow",
+    "Prod",
+    "Relu",
+    "Reshape",
+    "Roll",
+    "ScaledDotProductAttention",
+    "Sigmoid",
+    "Sin",
+    "Softmax",
+    "Softplus",
+    "Sqrt",
+    "Stack",
+    "Sub",
+    "Sum",
+    "Tanh",
+    "Tile",
+    "Transpose",
+    "Var",
+    "Where",
+]
