@@ -471,13 +471,13 @@ class TensorMethods:
         return ops.Min.apply(self, axis=dim, keepdims=keepdim)
 
     def argmax(
-        self, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: Any = None
+        self, dim: Any = None, keepdim: Any = None, *, axis: Any = None, keepdims: Any = None
     ) -> Any:
         """Index of the largest value (no gradient), as an int64 tensor."""
         return _arg(self, np.argmax, resolve_axis("argmax", axis, keepdims, dim, keepdim))
 
     def argmin(
-        self, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: Any = None
+        self, dim: Any = None, keepdim: Any = None, *, axis: Any = None, keepdims: Any = None
     ) -> Any:
         """Index of the smallest value (no gradient), as an int64 tensor."""
         return _arg(self, np.argmin, resolve_axis("argmin", axis, keepdims, dim, keepdim))
@@ -501,7 +501,7 @@ class TensorMethods:
         grid[axis] = index
         return self[tuple(grid)]
 
-    def prod(self, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims=None):
+    def prod(self, dim: Any = None, keepdim: Any = None, *, axis: Any = None, keepdims=None):
         """Product over axes; the gradient is the product of the other elements (exact at
         zeros too)."""
 
