@@ -7,26 +7,6 @@ its imports does not matter. Its one side effect is the excepthook line at the e
 import os as _os
 
 from . import functional, nn, optim, saved
-from .debug import AnomalyError, detect_anomaly
-from .engine import BackwardStep
-from .function import Function
-from .gradcheck import GradcheckError, gradcheck
-from .saved import explain_read_only
-from .state import enable_grad, is_grad_enabled, no_grad
-from .tensor import (
-    Tensor,
-    arange,
-    concatenate,
-    from_numpy,
-    get_default_dtype,
-    manual_seed,
-    ones,
-    randn,
-    set_default_dtype,
-    stack,
-    where,
-    zeros,
-)
 from .creation import (  # noqa: F401  (PyTorch spellings; ta.tensor: the function, not the module)
     bool,
     cat,
@@ -52,6 +32,26 @@ from .creation import (  # noqa: F401  (PyTorch spellings; ta.tensor: the functi
     tril,
     triu,
     zeros_like,
+)
+from .debug import AnomalyError, detect_anomaly
+from .engine import BackwardStep
+from .function import Function
+from .gradcheck import GradcheckError, gradcheck
+from .saved import explain_read_only
+from .state import enable_grad, is_grad_enabled, no_grad
+from .tensor import (
+    Tensor,
+    arange,
+    concatenate,
+    from_numpy,
+    get_default_dtype,
+    manual_seed,
+    ones,
+    randn,
+    set_default_dtype,
+    stack,
+    where,
+    zeros,
 )
 
 __version__ = "0.1.0"

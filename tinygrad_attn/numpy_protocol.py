@@ -106,8 +106,8 @@ def apply_ufunc(owner: Any, ufunc: np.ufunc, method: str, inputs: tuple, kwargs:
                 return getattr(a, method_name)(b)
             # `ndarray + t`: the array is the left operand.
             return getattr(Tensor._make(np.asarray(a)), method_name)(b)
-    return _plain(f"{name}" + ("" if method == "__call__" else f".{method}"),
-                  getattr(ufunc, method), inputs, kwargs)  # fmt: skip
+    label = name if method == "__call__" else f"{name}.{method}"
+    return _plain(label, getattr(ufunc, method), inputs, kwargs)
 
 
 def _sum(a, axis=None, dtype=None, out=None, keepdims=False, **kw):

@@ -166,11 +166,16 @@ register(
         _prod,
         np.prod,
         extra=[
-            Case("(2,3) one zero per row, axis=1", (fixed([[0.0, 2.0, 3.0], [1.5, 0.0, 0.0]]),),
-                 {"axis": 1, "keepdims": False}),  # fmt: skip
+            Case(
+                "(2,3) one zero per row, axis=1",
+                (fixed([[0.0, 2.0, 3.0], [1.5, 0.0, 0.0]]),),
+                {"axis": 1, "keepdims": False},
+            ),
         ],
     )
 )
+
+
 def _generate_std(c: Choices) -> Case:
     # At least two distinct values in every reduced group: a zero std has no derivative.
     shape = c.shape(min_dims=1, min_side=2)
@@ -315,8 +320,11 @@ register(
         _np_roll,
         (
             Case("(2,3,4) shift 1 axis 2", (Values((2, 3, 4)),), {"shifts": 1, "axes": 2}),
-            Case("(2,3,4) shifts (1,-2) axes (0,2)", (Values((2, 3, 4)),),
-                 {"shifts": (1, -2), "axes": (0, 2)}),  # fmt: skip
+            Case(
+                "(2,3,4) shifts (1,-2) axes (0,2)",
+                (Values((2, 3, 4)),),
+                {"shifts": (1, -2), "axes": (0, 2)},
+            ),
             Case("(5,) shift 3 flattened", (Values((5,)),), {"shifts": 3, "axes": None}),
         ),
         lambda c: Case("", (Values((3, 4)),), {"shifts": c.integer(-3, 3), "axes": c.axis(2)}),
