@@ -346,3 +346,24 @@ def test_clip_grad_norm_scales_all_gradients_together(rng):
     a.grad = np.full(3, 0.1)
     ta.nn.utils.clip_grad_norm_(a, max_norm=1.0)
     np.testing.assert_array_equal(a.grad, np.full(3, 0.1))  # below the limit: unchanged
+
+
+def test_parameters_joining_later_keep_their_own_bias_correction(rng):
+    a, b = leaf = [Tensor(rng.standard_normal(s), requires_grad=True) for s in ((2, 3), (4,))]
+    start = [p.data.copy() for p in leaf]
+    grads = [[rng.standard_normal(p.shape) for p in leaf] for _ in range(4)]
+    opt = optim.Adam(leaf, lr=0.1, betas=(0.8, 0.9))
+    for step, (ga, gb) in enumerate(grads):
+        a.grad = ga
+        b.grad = gb if step >= 2 else None  # b joins at the third step: a new flat layout
+        opt.step()
+    for i, first in ((0, 0), (1, 2)):
+        p, m, v = start[i].copy(), 0.0, 0.0
+        for t, step_grads in enumerate(grads[first:], start=1):
+            g = step_grads[i]
+            m = 0.8 * m + 0.2 * g
+            v = 0.9 * v + 0.1 * g * g
+            p = p - 0.1 / (1 - 0.8**t) * m / (np.sqrt(v) / np.sqrt(1 - 0.9**t) + 1e-8)
+        np.testing.assert_allclose(leaf[i].data, p, rtol=1e-12)
+    assert opt.state[a]["step"] == 4 and opt.state[b]["step"] == 2
+    np.testing.assert_array_equal(opt.state_dict()["state"][0]["exp_avg"], opt.state[a]["exp_avg"])

@@ -5,10 +5,14 @@ nodes and never computes gradients. As in PyTorch, parameters come in `param_gro
 dicts, each with its own `lr`, `weight_decay`, ...), per-parameter buffers live in `state`
 (keyed by the parameter), and `state_dict()` / `load_state_dict()` checkpoint both.
 
-Each update runs in place with NumPy ufuncs (`out=`) into one scratch array per parameter, so a
-step makes no temporaries. Arrays saved for backward are read-only while a graph holds them
-(e.g. after `backward(retain_graph=True)`): such a parameter gets a new array
-(`p.data = p.data - update`), so the saved one stays intact; any other is updated in place.
+A step is a handful of NumPy calls over ALL the parameters at once, not a dozen per parameter:
+the parameters of a group that have a gradient are laid end to end in one flat array (`_Flat`),
+their gradients gathered with one `np.concatenate(out=)`, the update computed with in-place
+ufuncs on the flat arrays (the same elementwise formula, so the same bits as per parameter),
+and each parameter's slice copied back. The per-parameter buffers in `state` (`exp_avg`, ...)
+are views into the flat buffers. Arrays saved for backward are read-only while a graph holds
+them (e.g. after `backward(retain_graph=True)`): such a parameter gets a new array, so the saved
+one stays intact; any other is updated in place.
 """
 
 from __future__ import annotations
@@ -90,7 +94,7 @@ class Optimizer:
     `params` is an iterable of float leaf Tensors (a generator such as `model.parameters()`
     is fine) or a list of dicts `{"params": [...], "lr": ..., ...}` whose missing options take
     the defaults. A parameter that does not require grad (frozen) is allowed and, having no
-    gradient, skipped by `step()`. Subclasses define `_check(group)` and `_update(...)`.
+    gradient, skipped by `step()`. Subclasses define `_check(group)` and `_update(flat, group)`.
     """
 
     def __init__(self, params: Iterable[Any], defaults: dict) -> None:
@@ -98,7 +102,7 @@ class Optimizer:
         self.param_groups: list[dict] = []
         # Per-parameter buffers, keyed by the parameter tensor (as PyTorch's `optimizer.state`).
         self.state: dict[Tensor, dict] = {}
-        self._scratch: dict[Tensor, np.ndarray] = {}  # one work array per parameter
+        self._flats: dict[tuple, _Flat] = {}  # (group, dtype) -> the flat layout last used
         name = type(self).__name__
         if isinstance(params, Tensor):
             raise TypeError(
@@ -168,23 +172,23 @@ class Optimizer:
 
     def step(self) -> None:
         """Update every parameter that has a gradient (those with `grad is None` are skipped)."""
-        for group in self.param_groups:
+        for index, group in enumerate(self.param_groups):
+            by_dtype: dict = {}
             for p in group["params"]:
-                grad = p.grad
-                if grad is None:
-                    continue
-                state = self.state.get(p)
-                if state is None:
-                    state = self.state[p] = self._init_state(p)
-                scratch = self._scratch.get(p)
-                if scratch is None or scratch.shape != p.shape or scratch.dtype != p.dtype:
-                    scratch = self._scratch[p] = np.empty_like(p.data)
-                self._update(p, grad, state, group, scratch)
+                if p.grad is not None:
+                    by_dtype.setdefault(p.data.dtype, []).append(p)
+            for dtype, params in by_dtype.items():
+                key = tuple((id(p), p.data.shape) for p in params)
+                flat = self._flats.get((index, dtype))
+                if flat is None or flat.key != key:
+                    flat = self._flats[(index, dtype)] = _Flat(params, key, self)
+                flat.gather()
+                self._update(flat, group)
+                flat.write_back()
 
-    def _init_state(self, p: Tensor) -> dict:
-        return {}
+    _buffers: tuple = ()  # names of the per-parameter arrays in `state` (views into `_Flat`)
 
-    def _update(self, p: Tensor, grad: np.ndarray, state: dict, group: dict, out: np.ndarray):
+    def _update(self, flat: _Flat, group: dict) -> None:
         raise NotImplementedError(f"{type(self).__name__} must define _update()")
 
     # ------------------------------------------------------------------- checkpointing
@@ -260,6 +264,7 @@ class Optimizer:
             new_groups.append(new_group)
         self.param_groups[:] = new_groups
         self.state = new_state
+        self._flats.clear()  # the loaded buffers are not views into the old flat arrays
 
     def __repr__(self) -> str:
         lines = [f"{type(self).__name__} ("]
@@ -305,32 +310,30 @@ class SGD(Optimizer):
         if group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0):
             raise ValueError("SGD: nesterov=True needs momentum > 0 and dampening = 0")
 
-    def _update(self, p, grad, state, group, out):
+    _buffers = ("momentum_buffer",)
+
+    def _update(self, flat: _Flat, group: dict) -> None:
         lr, momentum, weight_decay = group["lr"], group["momentum"], group["weight_decay"]
-        g = grad
+        g = flat.grad
         if weight_decay:
-            np.multiply(p.data, weight_decay, out=out)
-            out += grad
-            g = out  # g = grad + wd * p
+            np.multiply(flat.data, weight_decay, out=flat.work)
+            flat.work += flat.grad
+            g = flat.work  # g = grad + wd * p
         if momentum:
-            buf = state.get("momentum_buffer")
-            if buf is None:
-                buf = state["momentum_buffer"] = np.array(g, dtype=p.dtype)
+            buf = flat.buffers["momentum_buffer"]
+            buf *= momentum
+            if group["dampening"]:
+                buf += np.multiply(g, 1 - group["dampening"], out=flat.work2)
             else:
-                buf *= momentum
-                if group["dampening"]:
-                    buf += (1 - group["dampening"]) * g
-                else:
-                    buf += g
+                buf += g
+            for a, b in flat.take_fresh():  # a parameter's first step: buf = g
+                buf[a:b] = g[a:b]
             if group["nesterov"]:
-                if g is not out:
-                    np.copyto(out, g)
-                out += momentum * buf
-                g = out
+                g = np.add(g, np.multiply(buf, momentum, out=flat.work2), out=flat.work2)
             else:
                 g = buf
-        np.multiply(g, lr, out=out)
-        _subtract(p, out)
+        np.multiply(g, lr, out=flat.work)
+        flat.data -= flat.work
 
 
 class Adam(Optimizer):
@@ -362,21 +365,24 @@ class Adam(Optimizer):
         group["eps"] = _number(name, "eps", group["eps"])
         group["weight_decay"] = _number(name, "weight_decay", group["weight_decay"])
 
-    def _init_state(self, p: Tensor) -> dict:
-        return {"step": 0, "exp_avg": np.zeros_like(p.data), "exp_avg_sq": np.zeros_like(p.data)}
+    _buffers = ("exp_avg", "exp_avg_sq")
 
-    def _update(self, p, grad, state, group, out):
+    def _update(self, flat: _Flat, group: dict) -> None:
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
         weight_decay = group["weight_decay"]
-        m, v = state["exp_avg"], state["exp_avg_sq"]
-        state["step"] += 1
-        t = state["step"]
+        m, v, p, out = flat.buffers["exp_avg"], flat.buffers["exp_avg_sq"], flat.data, flat.work
+        steps = flat.count_step()  # each parameter's own step t (its bias correction)
+        if steps.min() == steps.max():
+            t = int(steps[0])
+            step_size, root = lr / (1 - beta1**t), math.sqrt(1 - beta2**t)
+        else:  # parameters that started at different steps: one factor per element
+            step_size = flat.per_element(lr / (1 - beta1**steps))
+            root = flat.per_element(np.sqrt(1 - beta2**steps))
         if weight_decay and self._decoupled:
-            _scale(p, 1 - lr * weight_decay)  # p = p * (1 - lr * wd)
-        g = grad
+            p *= 1 - lr * weight_decay  # p = p * (1 - lr * wd)
+        g = flat.grad
         if weight_decay and not self._decoupled:
-            g = p.data * weight_decay
-            g += grad  # the one temporary: only with an L2 penalty
+            g = np.add(np.multiply(p, weight_decay, out=flat.work2), g, out=flat.work2)  # g+wd*p
         m *= beta1
         np.multiply(g, 1 - beta1, out=out)
         m += out  # m = b1 m + (1 - b1) g
@@ -385,11 +391,11 @@ class Adam(Optimizer):
         out *= 1 - beta2
         v += out  # v = b2 v + (1 - b2) g^2
         np.sqrt(v, out=out)
-        out /= math.sqrt(1 - beta2**t)
+        out /= root
         out += eps  # denominator
         np.divide(m, out, out=out)
-        out *= lr / (1 - beta1**t)
-        _subtract(p, out)
+        out *= step_size
+        p -= out
 
 
 class AdamW(Adam):
@@ -410,6 +416,75 @@ class AdamW(Adam):
         weight_decay: float = 1e-2,
     ) -> None:
         super().__init__(params, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay)
+
+
+class _Flat:
+    """The parameters of one group (and one dtype) that have a gradient, laid end to end.
+
+    `data` and `grad` are flat copies gathered at each step; `buffers` (e.g. `exp_avg`) are the
+    optimizer's flat state, and each parameter's `state[p][name]` is a view of its slice. A new
+    layout (a parameter gained or lost its gradient, a shape changed, a checkpoint was loaded)
+    copies the existing buffers in, so the state carries over exactly.
+    """
+
+    def __init__(self, params: list, key: tuple, optimizer: Optimizer) -> None:
+        self.params, self.key, self.state = params, key, optimizer.state
+        sizes = [p.data.size for p in params]
+        ends = np.cumsum(sizes, dtype=np.int64)
+        self.bounds = [(int(e - n), int(e)) for e, n in zip(ends, sizes)]
+        self.sizes = np.asarray(sizes, dtype=np.int64)
+        total, dtype = int(ends[-1]), params[0].data.dtype
+        self.data, self.grad, self.work = (np.empty(total, dtype) for _ in range(3))
+        self._work2 = None
+        self.fresh = []  # bounds of parameters that had no buffers yet
+        self.buffers = {}
+        for name in optimizer._buffers:
+            flat = np.zeros(total, dtype)
+            for p, (a, b) in zip(params, self.bounds):
+                old = self.state.get(p, {}).get(name)
+                if old is not None:
+                    flat[a:b] = old.reshape(-1)
+                elif name == optimizer._buffers[0]:
+                    self.fresh.append((a, b))
+            self.buffers[name] = flat
+        for p, (a, b) in zip(params, self.bounds):
+            entry = self.state.setdefault(p, {})
+            for name, flat in self.buffers.items():
+                entry[name] = flat[a:b].reshape(p.shape)
+        self.views = [self.data[a:b].reshape(p.shape) for p, (a, b) in zip(params, self.bounds)]
+
+    @property
+    def work2(self) -> np.ndarray:
+        if self._work2 is None:
+            self._work2 = np.empty_like(self.work)
+        return self._work2
+
+    def gather(self) -> None:
+        np.concatenate([p.grad.reshape(-1) for p in self.params], out=self.grad)
+        np.concatenate([p.data.reshape(-1) for p in self.params], out=self.data)
+
+    def write_back(self) -> None:
+        for p, new in zip(self.params, self.views):
+            if p.data.flags.writeable:
+                np.copyto(p.data, new)
+            else:  # a live graph holds the old array: leave it as it was saved
+                p.data = new.copy()
+
+    def take_fresh(self) -> list:
+        fresh, self.fresh = self.fresh, []
+        return fresh
+
+    def count_step(self) -> np.ndarray:
+        """Add one to every parameter's `state[p]["step"]`; returns the new counts."""
+        counts = []
+        for p in self.params:
+            entry = self.state[p]
+            entry["step"] = entry.get("step", 0) + 1
+            counts.append(entry["step"])
+        return np.asarray(counts, dtype=np.float64)
+
+    def per_element(self, per_param: np.ndarray) -> np.ndarray:
+        return np.repeat(per_param.astype(self.data.dtype), self.sizes)
 
 
 # ----------------------------------------------------------------------- lr schedulers
