@@ -288,3 +288,41 @@ def test_sdpa_dropout_p_drops_attention_weights(rng):
     assert dropped.shape == plain.shape and not np.allclose(dropped.data, plain.data)
     dropped.sum().backward()
     assert q.grad.shape == q.shape
+
+
+# ---------------------------------------------------------------- README and demo 05
+def test_readme_coming_from_pytorch_blocks_run():
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Coming from PyTorch", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    assert len(blocks) == 2
+    for block in blocks:
+        exec(compile(block, "README.md (Coming from PyTorch)", "exec"), {})
+
+
+def test_demo_05_trains_samples_draws_and_replays(tmp_path, capsys):
+    from pytorch_models import DEMO, load_model
+
+    demo = load_model(DEMO, "tinygrad_attn", "demo05_run")
+    first, last = demo.main(steps=30, out=str(tmp_path))
+    assert last < first - 0.5  # from about log(vocab) = 3.5 towards the text's statistics
+    out = capsys.readouterr().out
+    assert "sample: 'The " in out
+    svg = (tmp_path / "nanogpt_graph.svg").read_text()
+    assert "body.blocks.0.attn" in svg and "#" in svg
+    assert "ScaledDotProductAttention" in (tmp_path / "nanogpt_backward.html").read_text()
+
+
+def test_module_to_and_requires_grad_():
+    net = Net()
+    assert net.to("cpu") is net
+    net.to(np.float64)
+    assert net.scale.dtype == np.float64 and net.mask.dtype == np.float64
+    with pytest.raises(ValueError, match="CPU only"):
+        net.to("cuda")
+    net.requires_grad_(False)
+    assert not any(p.requires_grad for p in net.parameters())
+    assert len(list(net.parameters())) == 2  # frozen parameters stay parameters

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..state import observers
 from ..tensor import Tensor
+from ..tensor_methods import check_device, device
 
 
 def _join(prefix: str, name: str) -> str:
@@ -287,6 +288,32 @@ class Module:
         """Set `training` on this module and every descendant (Dropout reads it)."""
         for module in self.modules():
             object.__setattr__(module, "training", bool(mode))
+        return self
+
+    def to(self, *args: Any, **kwargs: Any) -> Module:
+        """`model.to("cpu")` or `model.to(dtype)`: the device is checked (CPU only), a float
+        dtype converts every parameter and float buffer in place; returns self."""
+        dtype = kwargs.pop("dtype", None)
+        check_device(kwargs.pop("device", None))
+        for arg in args:
+            if isinstance(arg, (str, device)):
+                check_device(arg)
+            else:
+                dtype = arg
+        if kwargs:
+            raise TypeError(f"{self._label()}.to(): unexpected arguments {sorted(kwargs)}")
+        if dtype is not None:
+            dtype = np.dtype(dtype)
+            for tensor in list(self.parameters()) + list(self.buffers()):
+                if tensor.dtype.kind == "f" and tensor.dtype != dtype:
+                    tensor.data = tensor.data.astype(dtype)
+                    tensor.grad = None
+        return self
+
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        """Freeze (False) or unfreeze every parameter; returns self."""
+        for param in self.parameters():
+            param.requires_grad_(requires_grad)
         return self
 
     def eval(self) -> Module:
