@@ -326,3 +326,12 @@ def test_module_to_and_requires_grad_():
     net.requires_grad_(False)
     assert not any(p.requires_grad for p in net.parameters())
     assert len(list(net.parameters())) == 2  # frozen parameters stay parameters
+
+
+def test_softmax_over_a_tuple_of_axes_and_unsqueeze_dim(rng):
+    a = rng.standard_normal((2, 3, 4))
+    out = Tensor(a).softmax(dim=(0, 2)).data
+    np.testing.assert_allclose(out.sum(axis=(0, 2)), np.ones(3))
+    np.testing.assert_allclose(np.exp(Tensor(a).log_softmax(axis=(1, 2)).data).sum((1, 2)), 1)
+    assert Tensor(a).unsqueeze(dim=1).shape == (2, 1, 3, 4)
+    assert Tensor(a).unsqueeze(dim=1).squeeze(dim=1).shape == (2, 3, 4)

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from . import engine, ops
-from .tensor_methods import TensorMethods, check_device, resolve_axis
+from .tensor_methods import TensorMethods, check_device, resolve_axis, softmax_over_axes
 
 _default_dtype = np.dtype(np.float32)
 _rng = np.random.default_rng()
@@ -499,10 +499,12 @@ class Tensor(TensorMethods):
             ) from None
         return ops.Transpose.apply(self, axes=tuple(axes))
 
-    def unsqueeze(self, axis: int) -> Tensor:
+    def unsqueeze(self, axis: Any = None, *, dim: Any = None) -> Tensor:
+        axis, _ = resolve_axis("unsqueeze", axis, None, dim)
         return ops.Reshape.apply(self, shape=_unsqueezed_shape(self.shape, axis))
 
-    def squeeze(self, axis: int | Sequence[int] | None = None) -> Tensor:
+    def squeeze(self, axis: int | Sequence[int] | None = None, *, dim: Any = None) -> Tensor:
+        axis, _ = resolve_axis("squeeze", axis, None, dim)
         return ops.Reshape.apply(self, shape=_squeezed_shape(self.shape, axis))
 
     def __getitem__(self, index: Any) -> Tensor:
@@ -514,10 +516,14 @@ class Tensor(TensorMethods):
 
     def softmax(self, axis: Any = None, *, dim: Any = None) -> Tensor:
         axis, _ = resolve_axis("softmax", axis, None, dim)
+        if isinstance(axis, (tuple, list)):
+            return softmax_over_axes(self, axis, log=False)
         return ops.Softmax.apply(self, axis=-1 if axis is None else axis)
 
     def log_softmax(self, axis: Any = None, *, dim: Any = None) -> Tensor:
         axis, _ = resolve_axis("log_softmax", axis, None, dim)
+        if isinstance(axis, (tuple, list)):
+            return softmax_over_axes(self, axis, log=True)
         return ops.LogSoftmax.apply(self, axis=-1 if axis is None else axis)
 
     def masked_fill(self, mask: Any, value: float) -> Tensor:

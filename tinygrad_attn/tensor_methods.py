@@ -605,3 +605,17 @@ def _arg(tensor: Any, fn: Any, axis_keep: tuple) -> Any:
     axis, keepdims = axis_keep
     out = fn(tensor.data, axis=axis, keepdims=keepdims)
     return type(tensor)._make(np.asarray(out, dtype=np.int64))
+
+
+def softmax_over_axes(tensor: Any, axes: Any, log: bool) -> Any:
+    """(log-)softmax over several axes at once: those axes moved last and merged into one, the
+    one-axis op, then the shape put back (a composite: its gradient is the chain rule)."""
+    ndim = tensor.data.ndim
+    chosen = sorted({int(a) % max(ndim, 1) for a in axes})
+    if not chosen or any(not -ndim <= a < ndim for a in axes):
+        raise ValueError(f"softmax: axes {tuple(axes)} are not axes of shape {tensor.shape}")
+    kept = [a for a in range(ndim) if a not in chosen]
+    moved = tensor.transpose(tuple(kept + chosen))  # (kept..., chosen...)
+    merged = moved.reshape(*moved.shape[: len(kept)], -1)  # (kept..., N)
+    out = merged.log_softmax(-1) if log else merged.softmax(-1)
+    return out.reshape(moved.shape).transpose(tuple(int(i) for i in np.argsort(kept + chosen)))

@@ -418,3 +418,37 @@ for name, fn, reference, shape in (
             "Tensor",
         )
     )
+
+
+def _softmax_axes(x: Tensor) -> Tensor:
+    return x.softmax(dim=(0, 2))
+
+
+def _np_softmax_axes(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x - x.max(axis=(0, 2), keepdims=True))
+    return e / e.sum(axis=(0, 2), keepdims=True)
+
+
+def _log_softmax_axes(x: Tensor) -> Tensor:
+    return x.log_softmax(axis=(1, -1))
+
+
+def _np_log_softmax_axes(x: np.ndarray) -> np.ndarray:
+    shifted = x - x.max(axis=(1, 2), keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=(1, 2), keepdims=True))
+
+
+for name, fn, reference in (
+    ("softmax(dim=tuple)", _softmax_axes, _np_softmax_axes),
+    ("log_softmax(axis=tuple)", _log_softmax_axes, _np_log_softmax_axes),
+):
+    register(
+        OpSpec(
+            name,
+            fn,
+            reference,
+            (Case("(2,3,4)", (Values((2, 3, 4)),)), Case("(3,2,2)", (Values((3, 2, 2)),))),
+            lambda c: Case("", (Values((c.integer(1, 3), 2, c.integer(1, 3))),)),
+            "Tensor",
+        )
+    )
