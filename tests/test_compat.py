@@ -335,3 +335,21 @@ def test_softmax_over_a_tuple_of_axes_and_unsqueeze_dim(rng):
     np.testing.assert_allclose(np.exp(Tensor(a).log_softmax(axis=(1, 2)).data).sum((1, 2)), 1)
     assert Tensor(a).unsqueeze(dim=1).shape == (2, 1, 3, 4)
     assert Tensor(a).unsqueeze(dim=1).squeeze(dim=1).shape == (2, 3, 4)
+
+
+def test_demo_05_runs_as_a_script(tmp_path):
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run(
+        [sys.executable, str(root / "demos" / "05_nanogpt_style.py"), "--steps", "3"]
+        + ["--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(root), "PATH": ""},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "replay:" in done.stdout and (tmp_path / "nanogpt_backward.html").exists()
