@@ -46,6 +46,9 @@ class device:  # noqa: N801  (PyTorch's spelling: `torch.device("cpu")`)
         return f"device(type={self.type!r})"
 
 
+_Device = device  # (inside `to`, the argument named `device` hides the class)
+
+
 def check_device(value: Any) -> str:
     """'cpu' for None, "cpu", "cpu:0" or a cpu `device`; otherwise a ValueError."""
     if value is None:
@@ -161,7 +164,7 @@ class TensorMethods:
         for arg in args:
             if isinstance(arg, TensorMethods):
                 dtype = arg.dtype
-            elif isinstance(arg, (str, globals()["device"])) and not _is_dtype_name(arg):
+            elif isinstance(arg, (str, _Device)) and not _is_dtype_name(arg):
                 device = arg
             else:
                 dtype = arg
@@ -173,7 +176,6 @@ class TensorMethods:
     def astype(self, dtype: Any) -> Any:
         """This tensor converted to `dtype`; float to float keeps the gradient (op `Cast`),
         a cast to an integer or bool dtype gives a tensor outside the graph."""
-
         dtype = np.dtype(dtype)
         if dtype == self.data.dtype:
             return self
