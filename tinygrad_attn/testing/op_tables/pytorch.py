@@ -452,3 +452,82 @@ for name, fn, reference in (
             "Tensor",
         )
     )
+
+
+# More Tensor spellings, each a composite of the ops above or of older ones.
+def _view(x: Tensor) -> Tensor:
+    return x.view(4, -1)
+
+
+def _chunk_last(x: Tensor) -> Tensor:
+    return x.chunk(3, dim=1)[-1]
+
+
+def _triu(x: Tensor) -> Tensor:
+    return x.triu(1)
+
+
+def _gather(x: Tensor) -> Tensor:
+    return x.gather(1, np.array([[0, 2, 2], [1, 0, 1]]))  # repeats add up
+
+
+def _np_gather(x: np.ndarray) -> np.ndarray:
+    return np.take_along_axis(x, np.array([[0, 2, 2], [1, 0, 1]]), axis=1)
+
+
+def _moveaxis(x: Tensor) -> Tensor:
+    return x.moveaxis(0, -1)
+
+
+def _unbind_first(x: Tensor) -> Tensor:
+    return x.unbind(1)[0]
+
+
+def _norm(x: Tensor) -> Tensor:
+    return x.norm(dim=-1, keepdim=True)
+
+
+def _amax(x: Tensor) -> Tensor:
+    return x.amax(dim=1)
+
+
+def _amin(x: Tensor) -> Tensor:
+    return x.amin(dim=(0, 1))
+
+
+def _max_dim(x: Tensor) -> Tensor:
+    return x.max(dim=-1).values
+
+
+def _mm(x: Tensor) -> Tensor:
+    return x.mm(x.t())
+
+
+def _hardtanh(x: Tensor) -> Tensor:
+    return x.hardtanh(-0.525, 0.525)
+
+
+for name, fn, reference, shape, domain in (
+    ("view", _view, lambda x: x.reshape(4, -1), (2, 3, 4), REAL),
+    ("chunk", _chunk_last, lambda x: x[:, 4:], (2, 5), REAL),
+    ("triu", _triu, lambda x: np.triu(x, 1), (3, 4), REAL),
+    ("gather", _gather, _np_gather, (2, 3), REAL),
+    ("moveaxis", _moveaxis, lambda x: np.moveaxis(x, 0, -1), (2, 3, 4), REAL),
+    ("unbind", _unbind_first, lambda x: x[:, 0], (2, 3, 4), REAL),
+    ("norm", _norm, lambda x: np.linalg.norm(x, axis=-1, keepdims=True), (3, 4), AWAY_FROM_ZERO),
+    ("amax", _amax, lambda x: x.max(axis=1), (2, 3, 4), DISTINCT),
+    ("amin", _amin, lambda x: x.min(axis=(0, 1)), (2, 3, 4), DISTINCT),
+    ("max(dim=).values", _max_dim, lambda x: x.max(axis=-1), (2, 3, 4), DISTINCT),
+    ("mm", _mm, lambda x: x @ x.T, (3, 4), REAL),
+    ("hardtanh", _hardtanh, lambda x: np.clip(x, -0.525, 0.525), (3, 4), DISTINCT),
+):
+    register(
+        OpSpec(
+            name,
+            fn,
+            reference,
+            (Case(str(shape), (Values(shape, domain),)),),
+            lambda c, shape=shape, domain=domain: Case("", (Values(shape, domain),)),
+            "Tensor",
+        )
+    )
