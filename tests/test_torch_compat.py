@@ -39,8 +39,10 @@ def compare(ours_module, torch_module, make_model, batch, optimizer):
     torch.manual_seed(0)
     theirs = make_model(torch_module)
     ours = make_model(ours_module)
-    state = {k: v.detach().numpy() for k, v in theirs.state_dict().items()}
-    ours.load_state_dict(state)
+    ours.load_state_dict(theirs.state_dict())  # PyTorch's own state_dict, tied keys and all
+    back = {k: torch.tensor(v) for k, v in ours.state_dict().items()}
+    assert list(back) == list(theirs.state_dict())  # the same keys, in the same order
+    theirs.load_state_dict(back)  # and the other way round
     x, y = batch
     _, loss_t = theirs(torch.tensor(x), torch.tensor(y))
     _, loss_o = ours(ta.tensor(x), ta.tensor(y))
