@@ -367,3 +367,11 @@ def test_parameters_joining_later_keep_their_own_bias_correction(rng):
         np.testing.assert_allclose(leaf[i].data, p, rtol=1e-12)
     assert opt.state[a]["step"] == 4 and opt.state[b]["step"] == 2
     np.testing.assert_array_equal(opt.state_dict()["state"][0]["exp_avg"], opt.state[a]["exp_avg"])
+
+
+def test_plain_sgd_keeps_no_buffers(rng):
+    p = Tensor(rng.standard_normal(3), requires_grad=True)
+    opt = optim.SGD([p], lr=0.1)
+    p.grad = np.ones(3)
+    opt.step()
+    assert opt.state_dict()["state"] == {} or opt.state_dict()["state"][0] == {}

@@ -181,12 +181,15 @@ class Optimizer:
                 key = tuple((id(p), p.data.shape) for p in params)
                 flat = self._flats.get((index, dtype))
                 if flat is None or flat.key != key:
-                    flat = self._flats[(index, dtype)] = _Flat(params, key, self)
+                    names = self._buffer_names(group)
+                    flat = self._flats[(index, dtype)] = _Flat(params, key, self.state, names)
                 flat.gather()
                 self._update(flat, group)
                 flat.write_back()
 
-    _buffers: tuple = ()  # names of the per-parameter arrays in `state` (views into `_Flat`)
+    def _buffer_names(self, group: dict) -> tuple:
+        """Names of the per-parameter arrays in `state` (views into the `_Flat` buffers)."""
+        return ()
 
     def _update(self, flat: _Flat, group: dict) -> None:
         raise NotImplementedError(f"{type(self).__name__} must define _update()")
@@ -310,7 +313,8 @@ class SGD(Optimizer):
         if group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0):
             raise ValueError("SGD: nesterov=True needs momentum > 0 and dampening = 0")
 
-    _buffers = ("momentum_buffer",)
+    def _buffer_names(self, group: dict) -> tuple:
+        return ("momentum_buffer",) if group["momentum"] else ()
 
     def _update(self, flat: _Flat, group: dict) -> None:
         lr, momentum, weight_decay = group["lr"], group["momentum"], group["weight_decay"]
@@ -365,7 +369,8 @@ class Adam(Optimizer):
         group["eps"] = _number(name, "eps", group["eps"])
         group["weight_decay"] = _number(name, "weight_decay", group["weight_decay"])
 
-    _buffers = ("exp_avg", "exp_avg_sq")
+    def _buffer_names(self, group: dict) -> tuple:
+        return ("exp_avg", "exp_avg_sq")
 
     def _update(self, flat: _Flat, group: dict) -> None:
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
@@ -427,8 +432,8 @@ class _Flat:
     copies the existing buffers in, so the state carries over exactly.
     """
 
-    def __init__(self, params: list, key: tuple, optimizer: Optimizer) -> None:
-        self.params, self.key, self.state = params, key, optimizer.state
+    def __init__(self, params: list, key: tuple, state: dict, names: tuple) -> None:
+        self.params, self.key, self.state = params, key, state
         sizes = [p.data.size for p in params]
         ends = np.cumsum(sizes, dtype=np.int64)
         self.bounds = [(int(e - n), int(e)) for e, n in zip(ends, sizes)]
@@ -438,13 +443,13 @@ class _Flat:
         self._work2 = None
         self.fresh = []  # bounds of parameters that had no buffers yet
         self.buffers = {}
-        for name in optimizer._buffers:
+        for name in names:
             flat = np.zeros(total, dtype)
             for p, (a, b) in zip(params, self.bounds):
                 old = self.state.get(p, {}).get(name)
                 if old is not None:
                     flat[a:b] = old.reshape(-1)
-                elif name == optimizer._buffers[0]:
+                elif name == names[0]:
                     self.fresh.append((a, b))
             self.buffers[name] = flat
         for p, (a, b) in zip(params, self.bounds):
