@@ -375,3 +375,16 @@ def test_plain_sgd_keeps_no_buffers(rng):
     p.grad = np.ones(3)
     opt.step()
     assert opt.state_dict()["state"] == {} or opt.state_dict()["state"][0] == {}
+
+
+def test_turning_momentum_on_later_starts_a_buffer(rng):
+    p = Tensor(rng.standard_normal(3), requires_grad=True)
+    opt = optim.SGD([p], lr=0.1)
+    p.grad = np.ones(3)
+    opt.step()
+    opt.param_groups[0]["momentum"] = 0.5
+    before = p.data.copy()
+    opt.step()  # first step with momentum: buf = g
+    np.testing.assert_allclose(p.data, before - 0.1)
+    opt.step()  # buf = 0.5 * 1 + 1
+    np.testing.assert_allclose(p.data, before - 0.1 - 0.15)

@@ -177,11 +177,11 @@ class Optimizer:
             for p in group["params"]:
                 if p.grad is not None:
                     by_dtype.setdefault(p.data.dtype, []).append(p)
+            names = self._buffer_names(group)
             for dtype, params in by_dtype.items():
-                key = tuple((id(p), p.data.shape) for p in params)
+                key = (names, *((id(p), p.data.shape) for p in params))
                 flat = self._flats.get((index, dtype))
                 if flat is None or flat.key != key:
-                    names = self._buffer_names(group)
                     flat = self._flats[(index, dtype)] = _Flat(params, key, self.state, names)
                 flat.gather()
                 self._update(flat, group)
