@@ -353,3 +353,21 @@ def test_demo_05_runs_as_a_script(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert "replay:" in done.stdout and (tmp_path / "nanogpt_backward.html").exists()
+
+
+def test_more_activation_layers(rng):
+    a = rng.standard_normal((2, 5))
+    x = Tensor(a)
+    sigmoid = 1 / (1 + np.exp(-a))
+    for layer, expected in (
+        (nn.SiLU(), a * sigmoid),
+        (nn.LeakyReLU(0.2), np.where(a > 0, a, 0.2 * a)),
+        (nn.ELU(), np.where(a > 0, a, np.expm1(a))),
+        (nn.Softplus(), np.log1p(np.exp(a))),
+        (nn.Hardtanh(-0.5, 0.5), np.clip(a, -0.5, 0.5)),
+        (nn.Tanh(), np.tanh(a)),
+        (nn.Sigmoid(), sigmoid),
+        (nn.Softmax(dim=0), np.exp(a) / np.exp(a).sum(0)),
+        (nn.Identity(7), a),
+    ):
+        np.testing.assert_allclose(layer(x).data, expected, rtol=1e-12, err_msg=repr(layer))

@@ -20,23 +20,33 @@ from .module import (
     functional_call,
 )
 from .norm import LayerNorm
+from .pointwise import ELU, Hardtanh, Identity, LeakyReLU, Sigmoid, SiLU, Softmax, Softplus, Tanh
 from .transformer import TransformerBlock
 
 __all__ = [
-    "GELU",
     "Dropout",
+    "ELU",
     "Embedding",
+    "GELU",
+    "Hardtanh",
+    "Identity",
     "IncompatibleKeys",
     "LayerNorm",
+    "LeakyReLU",
     "Linear",
     "Module",
     "ModuleDict",
     "ModuleList",
-    "Parameter",
     "MultiHeadAttention",
+    "Parameter",
     "ReLU",
     "SelfAttention",
     "Sequential",
+    "SiLU",
+    "Sigmoid",
+    "Softmax",
+    "Softplus",
+    "Tanh",
     "TransformerBlock",
     "functional",
     "functional_call",
