@@ -100,6 +100,11 @@ class Function:
     has_hooks = False  # a hook or retain_grad on the output: the engine then looks at them
     _saved: tuple | None = ()  # None once released
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # The package's own ops are known not to set framework names; a user's op is checked.
+        cls._checks_fields = not cls.__module__.startswith(__package__ + ".")
+
     @staticmethod
     def forward(ctx: Function, *arrays: np.ndarray, **params: Any) -> np.ndarray:
         raise NotImplementedError("a Function subclass must define forward(ctx, *arrays)")
@@ -172,7 +177,7 @@ class Function:
         result = Tensor.__new__(Tensor)
         result.data = out
         if recording:  # make ctx a node of the graph, linked to its parents and its output
-            if not FRAMEWORK_FIELDS.isdisjoint(ctx.__dict__):
+            if cls._checks_fields and not FRAMEWORK_FIELDS.isdisjoint(ctx.__dict__):
                 raise AttributeError(_reserved_message(ctx))
             ctx.parents = tuple([t.grad_fn or t for t in inputs])
             ctx.needs_input_grad = tuple(needs)
