@@ -358,7 +358,7 @@ def _checksum(array: np.ndarray) -> int:
 
 def _record_checksums(node: Any, inputs: tuple, out: Tensor) -> None:
     saved = node._saved
-    if getattr(node, "_recording", False) and saved:
+    if node.recorded and saved:
         _checksums[node] = tuple(
             (i, _checksum(a)) for i, a in enumerate(saved) if isinstance(a, np.ndarray)
         )
@@ -468,7 +468,7 @@ def _print(line: str) -> None:
 
 def _log_forward(node: Any, inputs: tuple, out: Tensor) -> None:
     args = ", ".join(_label(t) for t in inputs)
-    recorded = "" if getattr(node, "_recording", False) else "   (not recorded)"
+    recorded = "" if node.recorded else "   (not recorded)"
     _print(
         f"forward  {node.name}({args}) -> {_label(out)} {out.dtype}{recorded}{_site_suffix(node)}"
     )

@@ -17,7 +17,7 @@ class Reshape(Function):
 
     @staticmethod
     def forward(ctx, a, shape):
-        ctx.shape = a.shape
+        ctx.input_shape = a.shape
         try:
             return a.reshape(shape)
         except ValueError:
@@ -29,7 +29,7 @@ class Reshape(Function):
 
     @staticmethod
     def backward(ctx, grad_out):
-        return (grad_out.reshape(ctx.shape),)
+        return (grad_out.reshape(ctx.input_shape),)
 
 
 class Transpose(Function):
@@ -64,8 +64,8 @@ class GetItem(Function):
 
     @staticmethod
     def forward(ctx, a, index):
-        ctx.shape = a.shape
-        ctx.dtype = a.dtype
+        ctx.input_shape = a.shape
+        ctx.input_dtype = a.dtype
         ctx.index = index = _owned(index)
         try:
             return a[index]
@@ -74,7 +74,7 @@ class GetItem(Function):
 
     @staticmethod
     def backward(ctx, grad_out):
-        grad_a = np.zeros(ctx.shape, dtype=grad_out.dtype)
+        grad_a = np.zeros(ctx.input_shape, dtype=grad_out.dtype)
         if _is_basic(ctx.index):
             grad_a[ctx.index] = grad_out
         else:

@@ -39,8 +39,20 @@ from ..opspec import (
     specs,
 )
 from . import elementwise, reduce, movement, matmul, softmax, attention, layers, functional, nn
+from . import pytorch
 
-FAMILIES = (elementwise, reduce, movement, matmul, softmax, attention, layers, functional, nn)
+FAMILIES = (
+    elementwise,
+    reduce,
+    movement,
+    matmul,
+    softmax,
+    attention,
+    layers,
+    functional,
+    nn,
+    pytorch,
+)
 
 __all__ = [
     "AWAY_FROM_ZERO",
