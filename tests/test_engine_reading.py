@@ -77,10 +77,13 @@ def test_the_loop_runs_at_most_10_lines_per_node():
 
 def test_the_framework_runs_a_bounded_number_of_lines_per_node():
     # Issue 12 aims at 30; this engine runs about 37 (accumulate and un-broadcasting are most
-    # of it). The bound catches a return of per-node bookkeeping (the old loop ran 76).
-    for loss in (_article_head_loss(), _small_lm_loss()):
+    # of it). The bound catches a return of per-node bookkeeping (the old loop ran 76). The
+    # fused layer ops (Linear, LayerNorm: 3 inputs each) hand out 2 gradients per node where
+    # primitive ops hand out 1.6, so the small LM runs 45 lines per node (23 per gradient
+    # handed out, as before) in fewer than half the lines in all: hence 50 for it.
+    for loss, bound in ((_article_head_loss(), 40), (_small_lm_loss(), 50)):
         _, total = _count_lines(loss)
-        assert total <= 40, f"{total:.1f} framework lines per node"
+        assert total <= bound, f"{total:.1f} framework lines per node"
 
 
 def test_hooks_and_observers_cost_the_loop_nothing_when_unused():

@@ -344,3 +344,23 @@ def test_gelu_saves_only_its_slope_and_nothing_under_no_grad(rng, approximate):
         quiet = F.gelu(x, approximate=approximate)
     assert quiet.grad_fn is None
     np.testing.assert_array_equal(quiet.data, out.data)
+
+
+def test_nn_linear_composed_draws_the_steps_with_the_same_numbers(rng):
+    ta.set_default_dtype(np.float64)
+    try:
+        ta.manual_seed(0)
+        fused = nn.Linear(5, 3)
+        ta.manual_seed(0)
+        composed = nn.Linear(5, 3, composed=True)
+    finally:
+        ta.set_default_dtype(np.float32)
+    x = leaf(rng, 2, 4, 5)
+    a, b = fused(x), composed(x)
+    assert a.grad_fn.name == "Linear" and len(nodes_of(b)) == 3  # Transpose, MatMul, Add
+    np.testing.assert_allclose(a.data, b.data, rtol=1e-13)
+    a.sum().backward()
+    b.sum().backward()
+    np.testing.assert_allclose(fused.weight.grad, composed.weight.grad, rtol=1e-13)
+    assert repr(composed) == "Linear(in_features=5, out_features=3, bias=True)"  # as PyTorch
+    assert nn.SelfAttention(4).query.composed  # the article's head shows every step

@@ -809,7 +809,7 @@ def test_a_two_block_transformer_is_at_most_80_nodes_by_default():
     assert {"0.attn · MultiHeadAttention", "1.mlp · Sequential", "0.ln1 · LayerNorm"} <= boxes
     attn = svg.node_with("0.attn · MultiHeadAttention")
     assert "8 parameters, 4,224 values" in attn.lines  # what it holds
-    assert len(Dot(to_dot(loss, all_ops=True, max_nodes=None)).nodes) > 200  # all of it
+    assert len(Dot(to_dot(loss, all_ops=True, max_nodes=None)).nodes) > 100  # all of it
     shown = min(880, svg.width * 4 / 3)  # the README shows it at most 880 px wide
     assert svg.px_at(shown, svg.smallest_node_text()) >= 9
 

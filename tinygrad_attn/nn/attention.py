@@ -30,9 +30,10 @@ class SelfAttention(Module):
         super().__init__()
         check_size(self, embed_dim=embed_dim)
         self.embed_dim = embed_dim
-        self.query = Linear(embed_dim, embed_dim, bias=bias)
-        self.key = Linear(embed_dim, embed_dim, bias=bias)
-        self.value = Linear(embed_dim, embed_dim, bias=bias)
+        # composed: the graph shows each projection as the article writes it, x @ W^T
+        self.query = Linear(embed_dim, embed_dim, bias=bias, composed=True)
+        self.key = Linear(embed_dim, embed_dim, bias=bias, composed=True)
+        self.value = Linear(embed_dim, embed_dim, bias=bias, composed=True)
         self.attn_weights: Tensor | None = None
 
     def forward(self, x: Tensor) -> Tensor:

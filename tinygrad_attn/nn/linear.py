@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from .. import functional as F
 from ..ops.layers import Linear as LinearOp
 from ..tensor import Tensor, from_numpy, get_default_dtype, get_rng
 from .module import Module, check_size
@@ -14,12 +15,16 @@ class Linear(Module):
 
     Both are drawn from U(-1/sqrt(in_features), 1/sqrt(in_features)) with the global generator
     (`ta.manual_seed`), in the default float dtype. Input `(..., in_features)` ->
-    `(..., out_features)`. One graph node (`ops.layers.Linear`, as `F.linear`); draw
-    `F.linear_composed(x, layer.weight, layer.bias)` to see it as MatMul, Transpose and Add.
+    `(..., out_features)`. One graph node (`ops.layers.Linear`, as `F.linear`); with
+    `composed=True` the layer records Transpose, MatMul and Add nodes instead
+    (`F.linear_composed`), the same numbers with every step drawn, as the article's head does.
     """
 
-    def __init__(self, in_features: int, out_features: int, bias: bool = True) -> None:
+    def __init__(
+        self, in_features: int, out_features: int, bias: bool = True, *, composed: bool = False
+    ) -> None:
         super().__init__()
+        self.composed = bool(composed)
         check_size(self, in_features=in_features, out_features=out_features)
         self.in_features = in_features
         self.out_features = out_features
@@ -36,6 +41,8 @@ class Linear(Module):
 
     def forward(self, x: Tensor) -> Tensor:
         self._check_width(x, self.in_features)
+        if self.composed:
+            return F.linear_composed(x, self.weight, self.bias)  # (..., out)
         if self.bias is None:
             return LinearOp.apply(x, self.weight)  # (..., out)
         return LinearOp.apply(x, self.weight, self.bias)  # (..., out)
@@ -44,4 +51,4 @@ class Linear(Module):
         return (
             f"in_features={self.in_features}, out_features={self.out_features}, "
             f"bias={self.bias is not None}"
-        )
+        )  # (PyTorch's repr exactly; `composed` only changes how the graph is drawn)

@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 from ..function import Function
+from ..state import is_grad_enabled
 from .elementwise import _erf
 
 _SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
@@ -126,9 +127,8 @@ class GELU(Function):
 
     @staticmethod
     def forward(ctx, x, approximate="none"):
-        # The slope dout/dx is computed here, from the pieces of the forward, when a graph is
-        # being recorded (ctx._recording): backward is then one multiply, and it is the only
-        # array saved.
+        # The slope dout/dx is computed here, from the pieces of the forward, unless under
+        # no_grad: backward is then one multiply, and the slope is the only array saved.
         square = _square(x)  # (x.shape)
         if approximate == "tanh":
             gate = np.multiply(square, _GELU_CUBIC, out=np.empty_like(x))  # (x.shape), 0-d too
@@ -139,7 +139,7 @@ class GELU(Function):
             out = gate + 1
             out *= x
             out *= 0.5
-            if ctx._recording:
+            if is_grad_enabled():
                 slope = square
                 slope *= 3 * _GELU_CUBIC
                 slope += 1
@@ -156,7 +156,7 @@ class GELU(Function):
             cdf += 1
             cdf *= 0.5  # Phi(x)
             out = x * cdf
-            if ctx._recording:
+            if is_grad_enabled():
                 slope = square
                 slope *= -0.5
                 np.exp(slope, out=slope)
