@@ -73,6 +73,29 @@ def label(t: Any) -> str:
     return f"{name} {text}" if name else text
 
 
+def short_label(t: Any) -> str:
+    """`weights (6, 6)`, or `(6, 6)`: the name and shape alone, for one-line records."""
+    name = getattr(t, "name", None)
+    return f"{name} {tuple(t.shape)}" if name else f"{tuple(t.shape)}"
+
+
+def norm(array: Any) -> str:
+    """The norm of a gradient to 3 digits, or `-` where none flows (None)."""
+    return "-" if array is None else f"{float(np.linalg.norm(array)):.3g}"
+
+
+def step_line(step: Any) -> str:
+    """One backward step in one line: `step 2: Softmax -> weights (6, 6) |grad_out|=0.41 =>
+    scores (6, 6) |grad|=0.12` (the output, then each input with the norm of its gradient)."""
+    ins = ", ".join(
+        f"{short_label(t)} |grad|={norm(g)}" for t, g in zip(step.inputs, step.grad_inputs)
+    )
+    return (
+        f"step {step.index}: {step.op} -> {short_label(step.output)} "
+        f"|grad_out|={norm(step.grad_output)} => {ins}"
+    )
+
+
 def origin(t: Any, needs_grad: bool) -> str:
     """Where `t` came from: `made by Softmax` for an op's result, else which kind of leaf it
     is (`LEAF_WITH_GRAD` or `LEAF_WITHOUT_GRAD`). `needs_grad`: whether the op that reads `t`
