@@ -7,6 +7,8 @@ training step of the benchmark records at most 90 nodes.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -14,6 +16,7 @@ import tinygrad_attn as ta
 import tinygrad_attn.functional as F
 import tinygrad_attn.nn as nn
 from tinygrad_attn import Tensor, gradcheck
+from tinygrad_attn.ops.layers import GELU, CrossEntropy, LayerNorm, Linear
 
 
 @pytest.fixture
@@ -364,3 +367,25 @@ def test_nn_linear_composed_draws_the_steps_with_the_same_numbers(rng):
     np.testing.assert_allclose(fused.weight.grad, composed.weight.grad, rtol=1e-13)
     assert repr(composed) == "Linear(in_features=5, out_features=3, bias=True)"  # as PyTorch
     assert nn.SelfAttention(4).query.composed  # the article's head shows every step
+
+
+def test_each_fused_backward_is_three_frames_below_the_call_to_backward():
+    ops = {op.backward.__code__: op.__name__ for op in (Linear, LayerNorm, GELU, CrossEntropy)}
+    x, w = Tensor(np.ones((3, 4)), requires_grad=True), Tensor(np.ones((5, 4)), requires_grad=True)
+    h = F.layer_norm(F.gelu(F.linear(x, w)), 5, ta.ones(5, requires_grad=True))
+    loss = F.cross_entropy(h, np.array([0, 1, 2]))
+    here, depth = sys._getframe().f_code, {}
+
+    def profiler(frame, event, arg):
+        if event == "call" and frame.f_code in ops:
+            outer, n = frame, 0
+            while outer.f_code is not here:
+                outer, n = outer.f_back, n + 1
+            depth[ops[frame.f_code]] = n
+
+    sys.setprofile(profiler)
+    try:
+        loss.backward()
+    finally:
+        sys.setprofile(None)
+    assert depth == {"Linear": 3, "LayerNorm": 3, "GELU": 3, "CrossEntropy": 3}
