@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from .inplace import InPlaceMixin
+
 _default_dtype = np.dtype(np.float32)
 _rng = np.random.default_rng()
 
@@ -138,7 +140,7 @@ class ReleasedTensor:
         )
 
 
-class Tensor:
+class Tensor(InPlaceMixin):  # .data, in-place ops, pickling: inplace.py
     """An n-dimensional array that records the ops applied to it, for reverse-mode autodiff."""
 
     # Class-level defaults: an op's output sets only what differs (keeps `apply` cheap).
@@ -169,7 +171,7 @@ class Tensor:
     def _make(cls, array: np.ndarray) -> Tensor:
         """Wrap an ndarray without copying or checking (ops' outputs, constants)."""
         tensor = cls.__new__(cls)
-        tensor.data = array
+        tensor._data = array  # (`.data` is a property: assigning it checks the value)
         return tensor
 
     # ----------------------------------------------------------------- properties
