@@ -94,7 +94,8 @@ class Neg(Function):
 
 
 class Pow(Function):
-    """out = a ** b;  da = dout * b * a**(b-1),  db = dout * out * log(a)"""
+    """out = a ** b;  da = dout * b * a**(b-1) (0 where b == 0),
+    db = dout * out * log(a) (0 where a == 0 and b >= 0)"""
 
     @staticmethod
     def forward(ctx, a, b):
@@ -105,8 +106,14 @@ class Pow(Function):
     @staticmethod
     def backward(ctx, grad_out):
         a, b, out = ctx.saved_tensors
-        grad_a = grad_out * b * np.power(a, b - 1) if ctx.needs_input_grad[0] else None
-        grad_b = grad_out * out * np.log(a) if ctx.needs_input_grad[1] else None
+        grad_a = grad_b = None
+        # As PyTorch, mask the terms that are 0 * inf at a zero base: d(a**0)/da = 0 even at
+        # a = 0, and d(0**b)/db = 0 for b >= 0 (the limit from the right; log(0) = -inf).
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if ctx.needs_input_grad[0]:
+                grad_a = np.where(b == 0, 0, grad_out * b * np.power(a, b - 1))
+            if ctx.needs_input_grad[1]:
+                grad_b = np.where((a == 0) & (b >= 0), 0, grad_out * out * np.log(a))
         return grad_a, grad_b
 
 
