@@ -315,6 +315,11 @@ def _weights(
     elif mask is not None:
         scores = scores + mask
         scores.name = "masked_scores"
+        # A row the float mask blocks entirely (all -inf) is NaN through softmax; like the
+        # fused op, give it zeros: block the whole row as a bool mask would.
+        dead = np.isneginf(scores.data).all(axis=-1, keepdims=True)  # (..., L, 1)
+        if dead.any():
+            allowed = ~dead
     if allowed is None:
         weights = scores.softmax(axis=-1)
     else:
