@@ -514,8 +514,11 @@ class Tensor(InPlaceMixin):  # .data, in-place ops, pickling: inplace.py
     def log_softmax(self, axis: int = -1) -> Tensor:
         return LogSoftmax.apply(self, axis=axis)
 
-    def masked_fill(self, mask: Any, value: float) -> Tensor:
-        """Where `mask` is True, put `value`; elsewhere keep self (no gradient where filled)."""
+    def masked_fill(self, mask: Any, value: float | Tensor) -> Tensor:
+        """Where `mask` is True, put `value` (a number, or a 0-d tensor, which gets the filled
+        elements' gradient); elsewhere keep self (no gradient where filled)."""
+        if isinstance(value, Tensor):
+            return MaskedFill.apply(self, as_constant(mask), value)
         return MaskedFill.apply(self, as_constant(mask), value=value)
 
 

@@ -151,20 +151,34 @@ class Where(Function):
 
 
 class MaskedFill(Function):
-    """out = value where mask, else a;  da = dout where not mask, else 0"""
+    """out = value where mask, else a;  da = dout where not mask, else 0;
+    dvalue = sum(dout where mask)  (when value is a 0-d tensor)"""
 
     @staticmethod
-    def forward(ctx, a, mask, value):
+    def forward(ctx, a, mask, *fill, value=None):
         _check_bool("MaskedFill", mask, "the mask")
         if broadcast_shape("MaskedFill", a.shape, mask.shape) != a.shape:
             raise ValueError(
                 f"MaskedFill: a mask of shape {mask.shape} would enlarge the tensor of shape "
                 f"{a.shape}; the mask must broadcast to the tensor's shape"
             )
+        value = np.asarray(fill[0] if fill else value)
+        if value.ndim != 0:
+            raise ValueError(
+                f"MaskedFill: the value has shape {value.shape}; it must be a number or a 0-d "
+                "tensor, as in PyTorch (to fill from an array, use ta.where(mask, value, x))"
+            )
+        if value.dtype.kind not in "fiub":
+            raise TypeError(f"MaskedFill: the value must be a real number, got dtype {value.dtype}")
         ctx.save_for_backward(mask)
-        return np.where(mask, np.asarray(value, dtype=a.dtype), a)
+        return np.where(mask, value.astype(a.dtype), a)
 
     @staticmethod
     def backward(ctx, grad_out):
         (mask,) = ctx.saved_tensors
-        return np.where(mask, np.zeros((), dtype=grad_out.dtype), grad_out), None
+        zero = np.zeros((), dtype=grad_out.dtype)
+        grad_a = np.where(mask, zero, grad_out) if ctx.needs_input_grad[0] else None
+        if len(ctx.needs_input_grad) == 2:
+            return grad_a, None
+        grad_value = np.where(mask, grad_out, zero).sum() if ctx.needs_input_grad[2] else None
+        return grad_a, None, grad_value
