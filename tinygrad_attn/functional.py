@@ -184,6 +184,11 @@ def dropout(x: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
     value is unchanged; the identity when `training` is False or p == 0. The mask comes from
     the global generator (`ta.manual_seed`)."""
     x = _tensor(x, "dropout")
+    if x.dtype.kind != "f":
+        raise TypeError(
+            f"dropout: needs a float tensor, got dtype {x.dtype} (scaling by 1/(1-p) needs "
+            "fractions); convert it first, e.g. Tensor(x.data, dtype=np.float32)"
+        )
     if not 0 <= p < 1:
         raise ValueError(f"dropout: p must be in [0, 1), got {p}")
     if not training or p == 0:

@@ -12,7 +12,14 @@ import math
 import numpy as np
 
 from ..function import Function
+from ..tensor import get_default_dtype
 from ._util import broadcast_shape
+
+
+def float_input(a: np.ndarray) -> np.ndarray:
+    """The input of a float function (exp, erf, softmax, ...): integers and bools become the
+    default float dtype, as in PyTorch (NumPy would pick float16 for int8, float64 for int64)."""
+    return a if a.dtype.kind == "f" else a.astype(get_default_dtype())
 
 
 def _binary(op: str, ufunc: np.ufunc, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -122,6 +129,7 @@ class Exp(Function):
 
     @staticmethod
     def forward(ctx, a):
+        a = float_input(a)
         out = np.exp(a)
         ctx.save_for_backward(out)
         return out
@@ -137,6 +145,7 @@ class Log(Function):
 
     @staticmethod
     def forward(ctx, a):
+        a = float_input(a)
         ctx.save_for_backward(a)
         return np.log(a)
 
@@ -151,6 +160,7 @@ class Sqrt(Function):
 
     @staticmethod
     def forward(ctx, a):
+        a = float_input(a)
         out = np.sqrt(a)
         ctx.save_for_backward(out)
         return out
@@ -166,6 +176,7 @@ class Tanh(Function):
 
     @staticmethod
     def forward(ctx, a):
+        a = float_input(a)
         out = np.tanh(a)
         ctx.save_for_backward(out)
         return out
@@ -181,6 +192,7 @@ class Sigmoid(Function):
 
     @staticmethod
     def forward(ctx, a):
+        a = float_input(a)
         # exp of a non-positive number only, so large |a| cannot overflow.
         e = np.exp(-np.abs(a))
         out = np.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(a.dtype, copy=False)
@@ -230,6 +242,7 @@ class Erf(Function):
 
     @staticmethod
     def forward(ctx, a):
+        a = float_input(a)
         ctx.save_for_backward(a)
         # NumPy has no erf; math.erf per element is exact, which gradcheck needs.
         return np.asarray(_erf(a), dtype=a.dtype)  # a 0-d input gives a Python float

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..function import Function
 from ._util import normalize_axis
+from .elementwise import float_input
 
 
 class Softmax(Function):
@@ -13,6 +14,7 @@ class Softmax(Function):
 
     @staticmethod
     def forward(ctx, x, axis=-1):
+        x = float_input(x)
         ctx.axis = normalize_axis(axis, x.ndim, "Softmax", x.shape)
         # Subtract the row max before exp: exp then never overflows (logits of 1e4 are fine).
         y = x - x.max(axis=ctx.axis, keepdims=True)
@@ -34,6 +36,7 @@ class LogSoftmax(Function):
 
     @staticmethod
     def forward(ctx, x, axis=-1):
+        x = float_input(x)
         ctx.axis = normalize_axis(axis, x.ndim, "LogSoftmax", x.shape)
         shifted = x - x.max(axis=ctx.axis, keepdims=True)
         y = shifted - np.log(np.exp(shifted).sum(axis=ctx.axis, keepdims=True))
