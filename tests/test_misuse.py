@@ -52,7 +52,8 @@ def test_pow_exponent_gradient_at_a_zero_base_is_masked_like_torch():
     np.testing.assert_array_equal(t.grad, [np.nan, 0.0, -np.inf])  # torch
 
 
-def test_pow_still_gradchecks_away_from_zero(rng=np.random.default_rng(5)):
+def test_pow_still_gradchecks_away_from_zero():
+    rng = np.random.default_rng(5)
     base = f64(rng.uniform(0.5, 2.0, (3, 2)))
     exponent = f64(rng.uniform(-1.5, 1.5, (2,)))
     assert ta.gradcheck(lambda a, b: a**b, (base, exponent))
@@ -171,8 +172,9 @@ def test_custom_op_with_a_complex_input_is_a_type_error():
 # ------------------------------------------------------ item 10: the constant cache, -0.0
 def test_constant_cache_tells_zero_from_minus_zero_and_keeps_nan():
     x = Tensor([2.0, 3.0])
-    assert not np.signbit(x * 0.0).data.any()
-    out = 1 / (x * -0.0)
+    assert not np.signbit((x * 0.0).data).any()
+    with np.errstate(divide="ignore"):
+        out = 1 / (x * -0.0)
     np.testing.assert_array_equal(out.data, [-np.inf, -np.inf])  # numpy and torch
     assert np.signbit((Tensor([-0.0]) + -0.0).data).all()
     assert not np.signbit((Tensor([-0.0]) + 0.0).data).any()

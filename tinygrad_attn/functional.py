@@ -135,7 +135,17 @@ def cross_entropy(logits: Tensor, target: Any, reduction: str = "mean") -> Tenso
 def mse_loss(pred: Tensor, target: Any, reduction: str = "mean") -> Tensor:
     """Mean (or sum, or per element) of (pred - target)^2; the shapes must be equal."""
     pred = _tensor(pred, "mse_loss", "pred")
-    target = target if isinstance(target, Tensor) else Tensor(np.asarray(target), dtype=pred.dtype)
+    if not isinstance(target, Tensor):
+        try:
+            array = np.asarray(target)
+        except ValueError:
+            array = np.empty(0, dtype=object)  # a ragged list: reported below
+        if array.dtype.kind not in "fiub":
+            raise TypeError(
+                f"mse_loss: target must be a Tensor, an ndarray or (a list of) numbers, got "
+                f"{type(target).__name__} (NumPy reads it as dtype {array.dtype})"
+            )
+        target = Tensor(array, dtype=pred.dtype)
     if pred.shape != target.shape:
         raise ValueError(
             f"mse_loss: pred has shape {pred.shape} but target has shape {target.shape}; they "

@@ -54,17 +54,21 @@ def _array_from(data: Any, dtype: Any, copy: bool) -> np.ndarray:
     if isinstance(data, Tensor):
         data = data.data
     if isinstance(data, (np.ndarray, np.generic)):
-        array = np.array(data, dtype=dtype, copy=copy or None)
+        array = data
     else:
         try:
-            array = np.array(data, dtype=dtype)
+            array = np.array(data)
         except (ValueError, TypeError) as err:
             raise TypeError(
                 f"Tensor: cannot make an array from {type(data).__name__} data ({err}). "
                 "Pass a number, a (rectangular) nested list of numbers, or an ndarray."
             ) from None
+        copy = False
         if dtype is None and array.dtype.kind == "f":
-            array = array.astype(_default_dtype)
+            dtype = _default_dtype
+    # Checked before any cast, which would turn None or "1.5" into floats without a word.
+    if array.dtype.kind in "fiub":
+        array = np.array(array, dtype=dtype, copy=copy or None)
     if array.dtype.kind not in "fiub":
         raise TypeError(
             f"Tensor: {type(data).__name__} data (NumPy reads it as dtype {array.dtype}) is not "
@@ -96,6 +100,8 @@ def as_constant(value: Any, like: Tensor | None = None) -> Tensor:
     if isinstance(value, (bool, int, float)):  # first: `x * 2.0` is the common case
         dtype = like.data.dtype if like is not None else None
         key = (value, type(value), dtype)
+        if not value or value != value:  # 0.0 == -0.0, nan != nan: key those by their text
+            key = (repr(value), type(value), dtype)
         constant = _constants.get(key)
         if constant is None:
             array = np.asarray(
@@ -109,6 +115,12 @@ def as_constant(value: Any, like: Tensor | None = None) -> Tensor:
     if isinstance(value, Tensor):
         return value
     if isinstance(value, np.ndarray):
+        if value.dtype.kind not in "fiub":
+            raise TypeError(
+                f"an operand of dtype {value.dtype} (an ndarray) is not real numbers: "
+                "tinygrad_attn computes with float, integer or bool arrays. Convert it first, "
+                "e.g. np.asarray(value, dtype=np.float32)."
+            )
         return Tensor._make(value)
     return Tensor._make(_array_from(value, None, copy=False))
 
