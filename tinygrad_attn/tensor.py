@@ -487,6 +487,8 @@ class Tensor(InPlaceMixin):  # .data, in-place ops, pickling: inplace.py
 
     # ---------------------------------------------------------------------- shape
     def reshape(self, *shape: Any) -> Tensor:
+        if not shape:
+            raise TypeError("reshape() needs the shape: x.reshape(2, 3), or reshape(()) for 0-d")
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
         return Reshape.apply(self, shape=shape)

@@ -90,6 +90,13 @@ class Concatenate(Function):
     def forward(ctx, *arrays, axis=0):
         if not arrays:
             raise ValueError("Concatenate: needs at least one tensor")
+        for i, a in enumerate(arrays):
+            if a.ndim == 0:
+                raise ValueError(
+                    f"Concatenate: tensor {i} is 0-d (shape ()), and 0-d tensors cannot be "
+                    "concatenated (NumPy and PyTorch refuse too); use ta.stack(tensors) to join "
+                    "them along a new axis"
+                )
         ctx.axis = normalize_axis(axis, arrays[0].ndim, "Concatenate", arrays[0].shape)
         ctx.sizes = [a.shape[ctx.axis] for a in arrays]
         try:

@@ -6,6 +6,8 @@ that is the reduction's own calculus, not un-broadcasting, which only the engine
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..function import Function
@@ -52,9 +54,13 @@ class Max(Function):
 
     @staticmethod
     def forward(ctx, a, axis=None, keepdims=False):
-        if a.size == 0:
-            raise ValueError(f"Max: cannot take the max of an empty tensor (shape {a.shape})")
         ctx.axes = normalize_axes(axis, a.ndim, "Max", a.shape)
+        for ax in ctx.axes:
+            if a.shape[ax] == 0:
+                raise ValueError(
+                    f"Max: axis {ax} of shape {a.shape} has no elements, so it has no max "
+                    "(NumPy and PyTorch refuse too); reduce over other axes, or check the shape"
+                )
         ctx.keepdims = keepdims
         ctx.shape = a.shape
         out = np.max(a, axis=ctx.axes, keepdims=True)
@@ -78,18 +84,26 @@ class Var(Function):
         ctx.axes = normalize_axes(axis, a.ndim, "Var", a.shape)
         ctx.keepdims = keepdims
         ctx.shape = a.shape
-        ctx.divisor = _count(a.shape, ctx.axes) - ddof
-        if ctx.divisor <= 0:
-            raise ValueError(
-                f"Var: ddof={ddof} leaves no degrees of freedom when reducing shape {a.shape} "
-                f"over axes {ctx.axes}; use a smaller ddof"
+        count = _count(a.shape, ctx.axes)
+        ctx.divisor = max(count - ddof, 0)
+        if ctx.divisor == 0:
+            warnings.warn(
+                f"Var: ddof={ddof} leaves no degrees of freedom (N={count} elements per result, "
+                f"shape {a.shape} over axes {ctx.axes}): the result is NaN or inf, as in NumPy "
+                "and PyTorch. Use a smaller ddof, or reduce over more elements.",
+                RuntimeWarning,
+                stacklevel=4,  # the caller of x.var(...)
             )
         centered = a - a.mean(axis=ctx.axes, keepdims=True)
         ctx.save_for_backward(centered)
-        return np.sum(centered * centered, axis=ctx.axes, keepdims=keepdims) / ctx.divisor
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.divide(
+                np.sum(centered * centered, axis=ctx.axes, keepdims=keepdims), ctx.divisor
+            )
 
     @staticmethod
     def backward(ctx, grad_out):
         (centered,) = ctx.saved_tensors
         spread = expand_reduced(grad_out, ctx.axes, ctx.keepdims, ctx.shape)
-        return (spread * centered * (2 / ctx.divisor),)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (spread * centered * np.divide(2.0, ctx.divisor),)

@@ -9,15 +9,26 @@ from ._util import normalize_axis
 from .elementwise import float_input
 
 
+def _axis(axis: int, x: np.ndarray, op: str) -> int | None:
+    """The axis to normalise over; None for a 0-d tensor (axis 0 or -1, as in PyTorch)."""
+    axis = normalize_axis(axis, max(x.ndim, 1), op, x.shape)
+    return axis if x.ndim else None
+
+
+def _row_max(x: np.ndarray, axis: int | None) -> np.ndarray:
+    # (an empty axis has no max; its softmax is empty all the same)
+    return np.max(x, axis=axis, keepdims=True, initial=-np.inf)
+
+
 class Softmax(Function):
     """y = softmax(x);  dx = y * (dy - sum(dy * y))"""
 
     @staticmethod
     def forward(ctx, x, axis=-1):
         x = float_input(x)
-        ctx.axis = normalize_axis(axis, x.ndim, "Softmax", x.shape)
+        ctx.axis = _axis(axis, x, "Softmax")
         # Subtract the row max before exp: exp then never overflows (logits of 1e4 are fine).
-        y = x - x.max(axis=ctx.axis, keepdims=True)
+        y = np.asarray(x - _row_max(x, ctx.axis))  # (asarray: a 0-d input gives a scalar)
         np.exp(y, out=y)
         y /= y.sum(axis=ctx.axis, keepdims=True)
         ctx.save_for_backward(y)
@@ -37,9 +48,10 @@ class LogSoftmax(Function):
     @staticmethod
     def forward(ctx, x, axis=-1):
         x = float_input(x)
-        ctx.axis = normalize_axis(axis, x.ndim, "LogSoftmax", x.shape)
-        shifted = x - x.max(axis=ctx.axis, keepdims=True)
-        y = shifted - np.log(np.exp(shifted).sum(axis=ctx.axis, keepdims=True))
+        ctx.axis = _axis(axis, x, "LogSoftmax")
+        shifted = x - _row_max(x, ctx.axis)
+        with np.errstate(divide="ignore"):  # the sum is >= 1, or 0 over an empty axis
+            y = shifted - np.log(np.exp(shifted).sum(axis=ctx.axis, keepdims=True))
         ctx.save_for_backward(y)
         return y
 
