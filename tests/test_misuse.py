@@ -8,6 +8,7 @@ the framework is intact (`assert_intact`: a fresh forward and backward give torc
 from __future__ import annotations
 
 import math
+import re
 import warnings
 
 import numpy as np
@@ -344,10 +345,8 @@ def test_attention_scale_must_be_a_number():
 def test_backward_gradient_must_be_numbers():
     x = Tensor(2.0, requires_grad=True)
     y = x * 3
-    for gradient in ("abc", "1.0", None, object()):
-        if gradient is None:
-            continue
-        with pytest.raises(TypeError, match=r"backward\(gradient=...\).*str|object"):
+    for gradient in ("abc", "1.0", object()):
+        with pytest.raises(TypeError, match=r"backward\(gradient=...\).*got (str|object)"):
             y.backward(gradient=gradient, retain_graph=True)
     y.backward(gradient=np.array(2.0))
     assert x.grad == 6.0
@@ -398,8 +397,12 @@ def test_custom_backward_returning_a_python_float_names_the_op_and_shapes():
         def backward(ctx, grad_out):
             return 1.0  # should be an array of the input's shape
 
-    x = Tensor([1.0, 2.0, 3.0], requires_grad=True)
-    with pytest.raises(RuntimeError, match=r"Scalar.backward returned a gradient of shape \(\)"):
-        Scalar.apply(x).backward()
-    assert x.grad is None
+    for shape in ((3,), (1,), (2, 1)):
+        x = Tensor(np.ones(shape), requires_grad=True)
+        expected = (
+            f"Scalar.backward returned a gradient of shape () for input 0, whose shape is {shape}"
+        )
+        with pytest.raises(RuntimeError, match=re.escape(expected)):
+            Scalar.apply(x).backward()
+        assert x.grad is None
     assert_intact()

@@ -114,13 +114,14 @@ def sum_to_shape(grad: np.ndarray, shape: tuple, node: Any, position: int) -> np
     if grad.shape == shape:
         return grad
     lead = grad.ndim - len(shape)
-    stretched = tuple(lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)
     if lead < 0 or any(n != 1 and grad.shape[lead + i] != n for i, n in enumerate(shape)):
         raise RuntimeError(
             f"{node.name}.backward returned a gradient of shape {grad.shape} for input "
-            f"{position}, whose shape is {shape}; the shapes do not broadcast. A backward must "
-            "return, per input, an array of that input's shape or of the broadcast output shape."
+            f"{position}, whose shape is {shape}; the input's shape does not broadcast to it. A "
+            "backward must return, per input, an array of that input's shape or of the "
+            "broadcast output shape (a Python number only for a 0-d input)."
         )
+    stretched = tuple(lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)
     return grad.sum(axis=tuple(range(lead)) + stretched).reshape(shape)
 
 
@@ -145,6 +146,11 @@ def accumulate(parent: Any, grad: Any, grads: dict, node: Any, position: int):
         shape, dtype = parent.output_shape, parent.output_dtype
     if grad.__class__ is not np.ndarray:
         grad = np.asarray(grad)
+        if grad.dtype.kind not in "fiub":
+            raise TypeError(
+                f"{node.name}.backward returned {grad.dtype} data for input {position}; return "
+                "an ndarray of numbers (or None where no gradient flows)"
+            )
     if grad.shape != shape:
         grad = sum_to_shape(grad, shape, node, position)
     if grad.dtype != dtype:
@@ -177,7 +183,13 @@ def _root_gradient(root: Tensor, gradient: Any) -> np.ndarray:
                 f"{root.shape}>."
             )
         return np.ones(root.shape, dtype=root.dtype)
-    gradient = np.asarray(gradient.data if isinstance(gradient, Tensor) else gradient)
+    given = gradient.data if isinstance(gradient, Tensor) else gradient
+    gradient = np.asarray(given)
+    if gradient.dtype.kind not in "fiub":
+        raise TypeError(
+            f"backward(gradient=...): the gradient must be numbers (an array of shape "
+            f"{root.shape}), got {type(given).__name__} (NumPy reads it as {gradient.dtype})"
+        )
     if gradient.shape != root.shape:
         raise RuntimeError(
             f"backward(gradient=...): the gradient has shape {gradient.shape} but the output "

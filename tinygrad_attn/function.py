@@ -248,7 +248,12 @@ class Function:
         arrays = [t.data for t in inputs]
         out = cls.forward(ctx, *arrays, **params)
         if out.__class__ is not np.ndarray:
-            out = np.asarray(out)
+            returned, out = out, np.asarray(out)
+            if out.dtype.kind not in "fiub":  # e.g. None: a forward that forgot `return`
+                raise TypeError(
+                    f"{cls.__name__}.forward returned {type(returned).__name__}; forward must "
+                    "return an ndarray of numbers (did it forget `return`?)"
+                )
         for array in arrays:
             if out is array:  # an identity op must not make its input read-only
                 out = out.view()

@@ -289,8 +289,14 @@ def _attention_args(
     return query, key, value, mask
 
 
-def _scale(scale: float | None, width: int) -> float:
-    return 1 / math.sqrt(width) if scale is None else float(scale)
+def _scale(scale: float | None, width: int, fn: str) -> float:
+    if scale is None:
+        return 1 / math.sqrt(width)
+    if not isinstance(scale, (int, float, np.integer, np.floating)) or isinstance(scale, bool):
+        raise TypeError(
+            f"{fn}: scale must be a number (or None for 1/sqrt(E)), got {type(scale).__name__}"
+        )
+    return float(scale)
 
 
 def scaled_dot_product_attention(
@@ -311,7 +317,7 @@ def scaled_dot_product_attention(
     """
     fn = "scaled_dot_product_attention"
     query, key, value, mask = _attention_args(fn, query, key, value, attn_mask, is_causal)
-    scale = _scale(scale, query.shape[-1])
+    scale = _scale(scale, query.shape[-1], fn)
     masks = () if mask is None else (mask,)
     return ScaledDotProductAttention.apply(
         query, key, value, *masks, scale=scale, is_causal=bool(is_causal)
@@ -319,10 +325,16 @@ def scaled_dot_product_attention(
 
 
 def _weights(
-    query: Tensor, key: Tensor, mask: Tensor | None, is_causal: bool, scale: float | None
+    query: Tensor,
+    key: Tensor,
+    mask: Tensor | None,
+    is_causal: bool,
+    scale: float | None,
+    fn: str,
 ) -> Tensor:
     """The composed attention table for checked arguments (see `attention_weights`)."""
-    scores = (query @ key.swapaxes(-1, -2)) * _scale(scale, query.shape[-1])  # (..., L, S)
+    scale = _scale(scale, query.shape[-1], fn)
+    scores = (query @ key.swapaxes(-1, -2)) * scale  # (..., L, S)
     scores.name = "scores"
     allowed = None
     if is_causal:
@@ -363,7 +375,7 @@ def attention_weights(
     query, key, _, mask = _attention_args(
         "attention_weights", query, key, None, attn_mask, is_causal
     )
-    return _weights(query, key, mask, is_causal, scale)
+    return _weights(query, key, mask, is_causal, scale, "attention_weights")
 
 
 def attention_composed(
@@ -380,7 +392,7 @@ def attention_composed(
     query, key, value, mask = _attention_args(
         "attention_composed", query, key, value, attn_mask, is_causal
     )
-    weights = _weights(query, key, mask, is_causal, scale)  # (..., L, S)
+    weights = _weights(query, key, mask, is_causal, scale, "attention_composed")  # (..., L, S)
     out = weights @ value  # (..., L, Ev)
     out.name = "attention"
     return out

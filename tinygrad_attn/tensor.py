@@ -409,22 +409,22 @@ class Tensor(InPlaceMixin):  # .data, in-place ops, pickling: inplace.py
 
     # Comparisons give bool tensors and take no part in the graph.
     def __lt__(self, other: Any) -> Tensor:
-        return Tensor._make(self.data < np.asarray(other))
+        return Tensor._make(compare("<", np.less, self.data, other))
 
     def __le__(self, other: Any) -> Tensor:
-        return Tensor._make(self.data <= np.asarray(other))
+        return Tensor._make(compare("<=", np.less_equal, self.data, other))
 
     def __gt__(self, other: Any) -> Tensor:
-        return Tensor._make(self.data > np.asarray(other))
+        return Tensor._make(compare(">", np.greater, self.data, other))
 
     def __ge__(self, other: Any) -> Tensor:
-        return Tensor._make(self.data >= np.asarray(other))
+        return Tensor._make(compare(">=", np.greater_equal, self.data, other))
 
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return Tensor._make(self.data == np.asarray(other))
+        return Tensor._make(compare("==", np.equal, self.data, other))
 
     def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return Tensor._make(self.data != np.asarray(other))
+        return Tensor._make(compare("!=", np.not_equal, self.data, other))
 
     # ---------------------------------------------------------------- elementwise
     def add(self, other: Any) -> Tensor:
@@ -510,10 +510,10 @@ class Tensor(InPlaceMixin):  # .data, in-place ops, pickling: inplace.py
         return Transpose.apply(self, axes=tuple(axes))
 
     def unsqueeze(self, axis: int) -> Tensor:
-        return Reshape.apply(self, shape=_unsqueezed_shape(self.shape, axis))
+        return Reshape.apply(self, shape=unsqueezed_shape(self.shape, axis))
 
     def squeeze(self, axis: int | Sequence[int] | None = None) -> Tensor:
-        return Reshape.apply(self, shape=_squeezed_shape(self.shape, axis))
+        return Reshape.apply(self, shape=squeezed_shape(self.shape, axis))
 
     def __getitem__(self, index: Any) -> Tensor:
         return GetItem.apply(self, index=_plain_index(index))
@@ -543,33 +543,6 @@ def _plain_index(index: Any) -> Any:
     if isinstance(index, tuple):
         return tuple(i.data if isinstance(i, Tensor) else i for i in index)
     return index
-
-
-def _unsqueezed_shape(shape: tuple, axis: int) -> tuple:
-    ndim = len(shape) + 1
-    if not -ndim <= axis < ndim:
-        raise ValueError(
-            f"unsqueeze({axis}): axis out of range for a tensor of shape {shape} "
-            f"(allowed: {-ndim} to {ndim - 1})"
-        )
-    axis %= ndim
-    return shape[:axis] + (1,) + shape[axis:]
-
-
-def _squeezed_shape(shape: tuple, axis: Any) -> tuple:
-    if axis is None:
-        return tuple(n for n in shape if n != 1)
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
-    normalised = set()
-    for a in axes:
-        if not -len(shape) <= a < len(shape):
-            raise ValueError(f"squeeze({axis}): axis {a} out of range for shape {shape}")
-        if shape[a] != 1:
-            raise ValueError(
-                f"squeeze({axis}): axis {a} has size {shape[a]}, not 1, in shape {shape}"
-            )
-        normalised.add(a % len(shape))
-    return tuple(n for i, n in enumerate(shape) if i not in normalised)
 
 
 # ----------------------------------------------------------------- constructors
@@ -645,6 +618,7 @@ from .ops.elementwise import (  # noqa: E402
     Sqrt,
     Sub,
     Tanh,
+    compare,
 )
 from .ops.matmul import MatMul  # noqa: E402
 from .ops.movement import (  # noqa: E402
@@ -655,6 +629,8 @@ from .ops.movement import (  # noqa: E402
     Stack,
     Transpose,
     Where,
+    squeezed_shape,
+    unsqueezed_shape,
 )
 from .ops.reduce import Max, Mean, Sum, Var  # noqa: E402
 from .ops.softmax import LogSoftmax, Softmax  # noqa: E402

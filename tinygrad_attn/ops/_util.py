@@ -23,6 +23,10 @@ def normalize_axes(axis: Any, ndim: int, op: str, shape: tuple) -> tuple:
     """`axis` (None, int or sequence) as a sorted tuple of non-negative ints."""
     if axis is None:
         return tuple(range(ndim))
+    if not isinstance(axis, (int, np.integer, tuple, list)):
+        raise TypeError(
+            f"{op}: axis must be an int, a tuple of ints or None, got {type(axis).__name__}"
+        )
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
     normalized = tuple(sorted(normalize_axis(a, ndim, op, shape) for a in axes))
     if len(set(normalized)) != len(normalized):

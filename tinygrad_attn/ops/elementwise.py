@@ -31,6 +31,22 @@ def _binary(op: str, ufunc: np.ufunc, a: np.ndarray, b: np.ndarray) -> np.ndarra
         raise
 
 
+def compare(symbol: str, ufunc: np.ufunc, a: np.ndarray, other: object) -> np.ndarray:
+    """A comparison operator's bool result (no graph node), with shape errors that name it."""
+    b = np.asarray(other)
+    try:
+        return ufunc(a, b)
+    except ValueError:
+        try:
+            np.broadcast_shapes(a.shape, b.shape)
+        except ValueError:
+            raise ValueError(
+                f"comparison {symbol}: shapes {a.shape} and {b.shape} do not broadcast. Trailing "
+                "axes must be equal or 1; reshape or unsqueeze one operand so they line up."
+            ) from None
+        raise
+
+
 class Add(Function):
     """out = a + b;  da = dout,  db = dout"""
 

@@ -32,6 +32,43 @@ class Reshape(Function):
         return (grad_out.reshape(ctx.shape),)
 
 
+def _int_axis(axis, where: str) -> int:
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
+        raise TypeError(f"{where}: axis must be an int, got {type(axis).__name__}")
+    return int(axis)
+
+
+def unsqueezed_shape(shape: tuple, axis: int) -> tuple:
+    """The shape `unsqueeze(axis)` gives: a 1 inserted at `axis` (of the new shape)."""
+    axis = _int_axis(axis, f"unsqueeze({axis!r})")
+    ndim = len(shape) + 1
+    if not -ndim <= axis < ndim:
+        raise ValueError(
+            f"unsqueeze({axis}): axis out of range for a tensor of shape {shape} "
+            f"(allowed: {-ndim} to {ndim - 1})"
+        )
+    axis %= ndim
+    return shape[:axis] + (1,) + shape[axis:]
+
+
+def squeezed_shape(shape: tuple, axis) -> tuple:
+    """The shape `squeeze(axis)` gives: the size-1 axes (or the named ones) dropped."""
+    if axis is None:
+        return tuple(n for n in shape if n != 1)
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    normalised = set()
+    for a in axes:
+        a = _int_axis(a, f"squeeze({axis!r})")
+        if not -len(shape) <= a < len(shape):
+            raise ValueError(f"squeeze({axis}): axis {a} out of range for shape {shape}")
+        if shape[a] != 1:
+            raise ValueError(
+                f"squeeze({axis}): axis {a} has size {shape[a]}, not 1, in shape {shape}"
+            )
+        normalised.add(a % len(shape))
+    return tuple(n for i, n in enumerate(shape) if i not in normalised)
+
+
 class Transpose(Function):
     """out = a.transpose(axes);  da = dout.transpose(inverse of axes)"""
 
