@@ -326,3 +326,21 @@ def test_pickled_attention_module_after_forward():
     out.sum().backward()
     assert back.query.weight.grad.shape == (8, 8)
     assert_intact()
+
+
+def test_power_and_matmul_assignments_never_rebind_a_leaf():
+    w = Tensor([1.0, 2.0], dtype=np.float64, requires_grad=True)
+    leaf = w
+    with no_grad():
+        w **= 2
+        with pytest.raises(RuntimeError, match=r"@=: in-place matmul.*w = w @ m.*copy_"):
+            w @= np.eye(2)
+        w.copy_(w @ np.array([[0.0, 1.0], [1.0, 0.0]]))
+    assert w is leaf
+    np.testing.assert_array_equal(w.data, [4.0, 1.0])
+    with pytest.raises(RuntimeError, match="in-place"):
+        w **= 2
+    c = w * 1
+    c @= np.eye(2)  # a non-leaf: rebinding, as for +=
+    c.sum().backward()
+    np.testing.assert_array_equal(w.grad, [1.0, 1.0])

@@ -127,6 +127,8 @@ def test_float_functions_of_integer_tensors_give_the_default_float_dtype():
     for fn in (F.softmax, F.log_softmax):
         assert fn(Tensor([[1, 2]]), axis=-1).dtype == np.float32
     assert Tensor([1, 2], dtype=np.int8).exp().dtype == np.float32  # not NumPy's float16
+    for out in (ints.mean(), ints.var(), ints / Tensor([2, 4]), ints / 2):  # not float64
+        assert out.dtype == np.float32
     assert Tensor([1, -2]).relu().dtype == np.int64  # as torch: relu keeps integers
     assert Tensor([True, False]).sigmoid().dtype == np.float32
 
@@ -406,3 +408,39 @@ def test_custom_backward_returning_a_python_float_names_the_op_and_shapes():
             Scalar.apply(x).backward()
         assert x.grad is None
     assert_intact()
+
+
+def test_more_argument_types_that_used_to_escape_raw():
+    x = Tensor(np.ones((2, 3)), requires_grad=True)
+    cases = [
+        (lambda: x.reshape(2.0, 3), TypeError, r"Reshape: the shape must be ints"),
+        (lambda: x.swapaxes(0.0, 1), TypeError, r"swapaxes\(0.0, 1\): axis must be an int"),
+        (lambda: x.swapaxes(0, 2), ValueError, r"swapaxes\(0, 2\): axis out of range"),
+        (lambda: x.var(ddof="1"), TypeError, r"Var: ddof must be a number"),
+        (lambda: F.dropout(x, "0.5"), TypeError, r"dropout: p must be a number"),
+        (lambda: F.dropout(x, None), TypeError, r"dropout: p must be a number"),
+        (lambda: x < None, TypeError, r"comparison <: cannot compare a float64 tensor"),
+        (lambda: x == "a", TypeError, r"comparison ==: cannot compare"),
+        (lambda: ta.concatenate(None), TypeError, r"concatenate: expected a list or tuple"),
+        (lambda: ta.stack(x), TypeError, r"stack: expected a list or tuple"),
+        (lambda: ta.from_numpy(np.array([1j])), TypeError, r"from_numpy: dtype complex128"),
+        (
+            lambda: (x * 2).backward(gradient=[[1.0], [2.0, 3.0]]),
+            TypeError,
+            r"backward\(gradient=...\).*got list",
+        ),
+    ]
+    for call, error, message in cases:
+        with pytest.raises(error, match=message):
+            call()
+    assert ta.stack(Tensor([float(i)]) for i in range(3)).shape == (3, 1)  # a generator is fine
+    assert_intact()
+
+
+def test_reductions_over_axis_0_of_a_0d_tensor():
+    for axis in (0, -1, None, ()):
+        x = Tensor(2.5, requires_grad=True)
+        out = x.sum(axis=axis) + x.mean(axis=axis) + x.max(axis=axis)
+        assert out.shape == () and out.item() == 7.5  # torch: sum(dim=0) of a 0-d tensor
+        out.backward()
+        assert x.grad == 3.0

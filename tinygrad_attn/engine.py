@@ -184,7 +184,10 @@ def _root_gradient(root: Tensor, gradient: Any) -> np.ndarray:
             )
         return np.ones(root.shape, dtype=root.dtype)
     given = gradient.data if isinstance(gradient, Tensor) else gradient
-    gradient = np.asarray(given)
+    try:
+        gradient = np.asarray(given)
+    except ValueError:  # a ragged list
+        gradient = np.empty(0, dtype=object)
     if gradient.dtype.kind not in "fiub":
         raise TypeError(
             f"backward(gradient=...): the gradient must be numbers (an array of shape "

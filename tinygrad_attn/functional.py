@@ -199,6 +199,8 @@ def dropout(x: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
             f"dropout: needs a float tensor, got dtype {x.dtype} (scaling by 1/(1-p) needs "
             "fractions); convert it first, e.g. Tensor(x.data, dtype=np.float32)"
         )
+    if not isinstance(p, (int, float, np.integer, np.floating)) or isinstance(p, bool):
+        raise TypeError(f"dropout: p must be a number in [0, 1], got {type(p).__name__}")
     if not 0 <= p <= 1:
         raise ValueError(f"dropout: p must be in [0, 1], got {p}")
     if not training or p == 0:

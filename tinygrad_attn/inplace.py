@@ -6,7 +6,7 @@ counters:
 - `t.data = value` converts lists and numbers, refuses what is not numeric, keeps the dtype of a
   tensor that requires grad (or has a `.grad`, or was made by an op), and keeps `.grad` in step
   with the data: a new shape needs `.grad` to be None first, and a non-leaf keeps its shape.
-- Under `no_grad()` (or on a tensor that needs no gradient) the in-place ops `+= -= *= /=` and
+- Under `no_grad()` (or on a tensor that needs no gradient) the in-place ops `+= -= *= /= **=` and
   `add_ sub_ mul_ div_ zero_ fill_ copy_` write into the SAME tensor: a module's parameter stays
   the object that `parameters()` and `state_dict()` hold, the manual SGD step
   `with no_grad(): w -= lr * w.grad` updates `w` itself.
@@ -226,6 +226,20 @@ class InPlaceMixin:
         if self._rebinds(other):
             return self / other
         return self._inplace("div_()", np.true_divide, other)
+
+    def __ipow__(self, other: Any) -> Any:
+        if self._rebinds(other):
+            return self**other
+        return self._inplace("pow_()", np.power, other)
+
+    def __imatmul__(self, other: Any) -> Any:
+        if self._rebinds(other):
+            return self @ other
+        # (without this method Python would rebind `w @= m` to a new tensor, losing the leaf)
+        raise RuntimeError(
+            f"@=: in-place matmul of {_describe(self)} is not supported (the shape may change), "
+            "as in PyTorch; write w = w @ m, or w.copy_(w @ m) under no_grad() to keep the leaf"
+        )
 
     def add_(self, other: Any, alpha: Any = None) -> Any:
         """`self += alpha * other` in place (under no_grad for a tensor that requires grad)."""

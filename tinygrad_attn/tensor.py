@@ -499,15 +499,7 @@ class Tensor(InPlaceMixin):  # .data, in-place ops, pickling: inplace.py
         return Transpose.apply(self, axes=axes or None)
 
     def swapaxes(self, axis1: int, axis2: int) -> Tensor:
-        axes = list(range(self.ndim))
-        try:
-            axes[axis1], axes[axis2] = axes[axis2], axes[axis1]
-        except IndexError:
-            raise ValueError(
-                f"swapaxes({axis1}, {axis2}): axis out of range for a tensor of shape "
-                f"{self.shape} ({self.ndim} axes)"
-            ) from None
-        return Transpose.apply(self, axes=tuple(axes))
+        return Transpose.apply(self, axes=swapped_axes(self.shape, axis1, axis2))
 
     def unsqueeze(self, axis: int) -> Tensor:
         return Reshape.apply(self, shape=unsqueezed_shape(self.shape, axis))
@@ -550,6 +542,8 @@ def from_numpy(array: np.ndarray, requires_grad: bool = False) -> Tensor:
     """A tensor that shares `array` (no copy)."""
     if not isinstance(array, np.ndarray):
         raise TypeError(f"from_numpy: expected an np.ndarray, got {type(array).__name__}")
+    if array.dtype.kind not in "fiub":
+        raise TypeError(f"from_numpy: dtype {array.dtype} is not float, integer or bool")
     if requires_grad:
         _check_can_require_grad(array.dtype, "from_numpy(requires_grad=True)")
     out = Tensor._make(array)
@@ -586,12 +580,12 @@ def randn(*shape: Any, requires_grad: bool = False, dtype: Any = None) -> Tensor
 
 def concatenate(tensors: Sequence[Any], axis: int = 0) -> Tensor:
     """Join tensors along an existing axis (`np.concatenate`)."""
-    return Concatenate.apply(*tensors, axis=axis)
+    return Concatenate.apply(*tensor_sequence(tensors, "concatenate"), axis=axis)
 
 
 def stack(tensors: Sequence[Any], axis: int = 0) -> Tensor:
     """Join tensors along a new axis (`np.stack`)."""
-    return Stack.apply(*tensors, axis=axis)
+    return Stack.apply(*tensor_sequence(tensors, "stack"), axis=axis)
 
 
 def where(condition: Any, a: Any, b: Any) -> Tensor:
@@ -630,6 +624,8 @@ from .ops.movement import (  # noqa: E402
     Transpose,
     Where,
     squeezed_shape,
+    swapped_axes,
+    tensor_sequence,
     unsqueezed_shape,
 )
 from .ops.reduce import Max, Mean, Sum, Var  # noqa: E402

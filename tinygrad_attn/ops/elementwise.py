@@ -34,6 +34,11 @@ def _binary(op: str, ufunc: np.ufunc, a: np.ndarray, b: np.ndarray) -> np.ndarra
 def compare(symbol: str, ufunc: np.ufunc, a: np.ndarray, other: object) -> np.ndarray:
     """A comparison operator's bool result (no graph node), with shape errors that name it."""
     b = np.asarray(other)
+    if b.dtype.kind not in "fiub":
+        raise TypeError(
+            f"comparison {symbol}: cannot compare a {a.dtype} tensor with "
+            f"{type(other).__name__} (dtype {b.dtype}); compare with numbers or tensors"
+        )
     try:
         return ufunc(a, b)
     except ValueError:
@@ -93,6 +98,8 @@ class Div(Function):
 
     @staticmethod
     def forward(ctx, a, b):
+        if a.dtype.kind != "f" and b.dtype.kind != "f":  # int / int: a float, as PyTorch
+            a, b = float_input(a), float_input(b)
         ctx.save_for_backward(a, b)
         return _binary("Div", np.true_divide, a, b)
 

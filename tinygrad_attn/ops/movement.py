@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..function import Function
+from ..tensor import Tensor
 from ._util import broadcast_shape, normalize_axis
 
 
@@ -18,6 +19,8 @@ class Reshape(Function):
     @staticmethod
     def forward(ctx, a, shape):
         ctx.shape = a.shape
+        if not all(isinstance(n, (int, np.integer)) and not isinstance(n, bool) for n in shape):
+            raise TypeError(f"Reshape: the shape must be ints, got {tuple(shape)}")
         try:
             return a.reshape(shape)
         except ValueError:
@@ -67,6 +70,30 @@ def squeezed_shape(shape: tuple, axis) -> tuple:
             )
         normalised.add(a % len(shape))
     return tuple(n for i, n in enumerate(shape) if i not in normalised)
+
+
+def swapped_axes(shape: tuple, axis1, axis2) -> tuple:
+    """The axes permutation `swapaxes(axis1, axis2)` gives."""
+    where = f"swapaxes({axis1!r}, {axis2!r})"
+    a, b = _int_axis(axis1, where), _int_axis(axis2, where)
+    axes = list(range(len(shape)))
+    try:
+        axes[a], axes[b] = axes[b], axes[a]
+    except IndexError:
+        raise ValueError(
+            f"{where}: axis out of range for a tensor of shape {shape} ({len(shape)} axes)"
+        ) from None
+    return tuple(axes)
+
+
+def tensor_sequence(tensors, fn: str) -> tuple:
+    """The tensors given to `concatenate` / `stack` (a list, tuple or generator) as a tuple."""
+    if isinstance(tensors, (Tensor, np.ndarray, str)) or not hasattr(tensors, "__iter__"):
+        raise TypeError(
+            f"{fn}: expected a list or tuple of tensors, got {type(tensors).__name__}; e.g. "
+            f"ta.{fn}([a, b], axis=0)"
+        )
+    return tuple(tensors)
 
 
 class Transpose(Function):

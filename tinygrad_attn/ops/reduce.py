@@ -12,6 +12,7 @@ import numpy as np
 
 from ..function import Function
 from ._util import expand_reduced, normalize_axes
+from .elementwise import float_input
 
 
 def _count(shape: tuple, axes: tuple) -> int:
@@ -38,6 +39,7 @@ class Mean(Function):
 
     @staticmethod
     def forward(ctx, a, axis=None, keepdims=False):
+        a = float_input(a)
         ctx.axes = normalize_axes(axis, a.ndim, "Mean", a.shape)
         ctx.keepdims = keepdims
         ctx.shape = a.shape
@@ -81,9 +83,12 @@ class Var(Function):
 
     @staticmethod
     def forward(ctx, a, axis=None, keepdims=False, ddof=0):
+        a = float_input(a)
         ctx.axes = normalize_axes(axis, a.ndim, "Var", a.shape)
         ctx.keepdims = keepdims
         ctx.shape = a.shape
+        if not isinstance(ddof, (int, float, np.integer, np.floating)) or isinstance(ddof, bool):
+            raise TypeError(f"Var: ddof must be a number, got {type(ddof).__name__}")
         count = _count(a.shape, ctx.axes)
         ctx.divisor = max(count - ddof, 0)
         if ctx.divisor == 0:

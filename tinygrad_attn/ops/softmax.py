@@ -11,7 +11,7 @@ from .elementwise import float_input
 
 def _axis(axis: int, x: np.ndarray, op: str) -> int | None:
     """The axis to normalise over; None for a 0-d tensor (axis 0 or -1, as in PyTorch)."""
-    axis = normalize_axis(axis, max(x.ndim, 1), op, x.shape)
+    axis = normalize_axis(axis, x.ndim, op, x.shape)
     return axis if x.ndim else None
 
 
