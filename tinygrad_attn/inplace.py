@@ -32,6 +32,8 @@ from typing import Any
 import numpy as np
 
 from . import tensor as _tensor  # (tensor.py imports this module first; names are read late)
+from .saved import saved_by
+from .state import is_grad_enabled
 
 
 def _label(t: Any) -> str:
@@ -93,8 +95,6 @@ def _new_data(t: Any, value: Any) -> np.ndarray:
 
 def _check_may_write(t: Any, op: str, other: Any) -> None:
     """A RuntimeError unless an in-place `op` may change `t` without hiding it from a graph."""
-    from .function import is_grad_enabled
-
     if t.grad_fn is not None:
         raise RuntimeError(
             f"{op}: in-place change of a non-leaf {_describe(t)}, made by {t.grad_fn.name}: "
@@ -120,8 +120,6 @@ def _check_may_write(t: Any, op: str, other: Any) -> None:
 def _writable_data(t: Any, op: str) -> np.ndarray:
     """The array an in-place op may write: `t.data`, or a private copy of it when it is
     read-only for good. A ValueError if a live graph saved it (or memory it shares)."""
-    from .function import saved_by
-
     array = t._data
     ops = saved_by(array)
     if ops:
@@ -200,8 +198,6 @@ class InPlaceMixin:
         """True where `x op= y` must build a graph node (a new tensor) rather than write."""
         if self.grad_fn is not None:
             return True
-        from .function import is_grad_enabled
-
         return (
             isinstance(other, _tensor.Tensor)
             and other.requires_grad
