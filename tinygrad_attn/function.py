@@ -147,8 +147,9 @@ class Function:
     @classmethod
     def apply(cls, *inputs: Any, **params: Any) -> Tensor:
         """Run `forward` on the inputs' arrays; record a node if any input requires grad."""
+        Tensor = _tensor.Tensor
         for t in inputs:
-            if t.__class__ is not _tensor.Tensor:  # a user's op may pass Python numbers or ndarrays
+            if t.__class__ is not Tensor:  # a user's op may pass Python numbers or ndarrays
                 inputs = tuple(_tensor.as_constant(t) for t in inputs)
                 break
         ctx = cls.__new__(cls)
@@ -163,31 +164,28 @@ class Function:
                 out = out.view()
                 break
         out.flags.writeable = False  # op results are read-only from birth: see saved.py
-        result = _tensor.Tensor._make(out)
-        if recording:
-            ctx._record(inputs, needs, result)
+        result = Tensor.__new__(Tensor)
+        result.data = out
+        if recording:  # make ctx a node of the graph, linked to its parents and its output
+            if not FRAMEWORK_FIELDS.isdisjoint(ctx.__dict__):
+                raise AttributeError(_reserved_message(ctx))
+            ctx.parents = tuple([t.grad_fn or t for t in inputs])
+            ctx.needs_input_grad = tuple(needs)
+            ctx.sequence = next(_sequence)
+            ctx.output_ref = weakref.ref(result)
+            ctx.grad_like = (out.shape, out.dtype)
+            if ctx._saved:
+                saved.lock_saved(ctx, ctx._saved)
+            if observers.scope:
+                ctx.scope = observers.scope[-1]
+            if observers.record_sites:
+                ctx.creation_site = observers.site_finder()
+            result.requires_grad = True
+            result.grad_fn = ctx
         if observers.active:
             for callback in observers.on_forward:
                 callback(ctx, inputs, result)
         return result
-
-    def _record(self, inputs: tuple, needs: list, result: Tensor) -> None:
-        """Make this ctx a node of the graph, linked to its parents and its output."""
-        if not FRAMEWORK_FIELDS.isdisjoint(vars(self)):
-            raise AttributeError(_reserved_message(self))
-        self.parents = tuple([t.grad_fn or t for t in inputs])
-        self.needs_input_grad = tuple(needs)
-        self.sequence = next(_sequence)
-        self.output_ref = weakref.ref(result)
-        self.grad_like = (result.data.shape, result.data.dtype)
-        if self._saved:
-            saved.lock_saved(self, self._saved, inputs)
-        if observers.scope:
-            self.scope = observers.scope[-1]
-        if observers.record_sites:
-            self.creation_site = observers.site_finder()
-        result.requires_grad = True
-        result.grad_fn = self
 
     @_FrameworkProperty
     def output_shape(self) -> tuple:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import collections
 import warnings
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -139,7 +140,11 @@ class ReleasedTensor:
         self.shape = tuple(shape)
         self.dtype = dtype
         self.name = name
-        self.grad_fn = grad_fn
+        self._node = weakref.ref(grad_fn)  # (the node caches this record: no reference cycle)
+
+    @property
+    def grad_fn(self) -> Any:
+        return self._node()
 
     @property
     def ndim(self) -> int:
