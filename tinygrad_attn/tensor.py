@@ -239,7 +239,7 @@ class Tensor(InPlaceMixin):  # .data, in-place ops, pickling: inplace.py
     @property
     def grad_like(self) -> tuple:
         """(shape, dtype) that this tensor's gradient has: those of its data."""
-        return self.data.shape, self.data.dtype
+        return self._data.shape, self._data.dtype
 
     @property
     def is_leaf(self) -> bool:
