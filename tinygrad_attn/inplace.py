@@ -11,8 +11,9 @@ counters:
   the object that `parameters()` and `state_dict()` hold, the manual SGD step
   `with no_grad(): w -= lr * w.grad` updates `w` itself.
 - With grad mode on, an in-place op on a leaf that requires grad is a RuntimeError (the graph
-  could not record it), and so is an in-place method on a non-leaf. The operators rebind
-  instead where a graph is being built (`c += d` on a non-leaf is `c = c + d`).
+  could not record it). An in-place method on a non-leaf is one in either mode; the operators
+  rebind it instead (`c += d` on a non-leaf is `c = c + d`), as they do a plain tensor combined
+  with one that requires grad. `@=` is never in place (as in PyTorch).
 - An array a live graph saved for backward is never written: the op fails with a ValueError
   naming the op that saved it. An array that is read-only for good (an op's result, an
   unpickled or user-frozen array) is replaced by a private writable copy first, so "every
@@ -20,7 +21,8 @@ counters:
 - Pickling keeps the data, requires_grad, name and grad (copied: NumPy unpickles large arrays
   onto read-only bytes); a tensor made by an op pickles as a leaf with its data, as in PyTorch.
 
-This module must not build graph nodes or compute gradients.
+This module must not compute gradients or make graph nodes itself (a rebinding operator calls
+the ordinary one: `c += d` on a non-leaf runs `c + d`).
 """
 
 from __future__ import annotations
