@@ -127,7 +127,7 @@ def _writable_data(t: Any, op: str) -> np.ndarray:
     if ops:
         raise ValueError(
             f"{op}: {_describe(t)} is read-only: it was saved for backward by "
-            f"{', '.join(ops)}, so changing it now would silently change that graph's "
+            f"{', '.join(dict.fromkeys(ops))}, so changing it now would silently change that graph's "
             "gradients. Run backward() first (or drop the graph you no longer need: del loss), "
             "then change it."
         )
