@@ -444,3 +444,16 @@ def test_reductions_over_axis_0_of_a_0d_tensor():
         assert out.shape == () and out.item() == 7.5  # torch: sum(dim=0) of a 0-d tensor
         out.backward()
         assert x.grad == 3.0
+
+
+def test_max_of_a_row_with_nan_sends_the_gradient_to_the_nan():
+    # found comparing edge inputs with torch: is_max was all False, so 0/0 spread NaN everywhere
+    x = f64([np.inf, -np.inf, np.nan, 1.0])
+    x.max().backward(np.array(0.7))
+    np.testing.assert_array_equal(x.grad, [0.0, 0.0, 0.7, 0.0])  # torch
+    rows = f64([[1.0, np.nan, np.nan], [3.0, 2.0, 3.0]])
+    out = rows.max(axis=1)
+    np.testing.assert_array_equal(out.data, [np.nan, 3.0])
+    out.sum().backward()
+    # ties split evenly (as documented); torch.amax gives NaN over that row, torch.max() the NaN
+    np.testing.assert_array_equal(rows.grad, [[0.0, 0.5, 0.5], [0.5, 0.0, 0.5]])

@@ -67,6 +67,8 @@ class Max(Function):
         ctx.shape = a.shape
         out = np.max(a, axis=ctx.axes, keepdims=True)
         is_max = a == out  # (shape of a), True at every tied maximum
+        if a.dtype.kind == "f" and np.isnan(out).any():
+            is_max |= np.isnan(a)  # NaN is the max of its row, and gets its gradient (PyTorch)
         ctx.save_for_backward(is_max, is_max.sum(axis=ctx.axes, keepdims=True))
         return out if keepdims else np.squeeze(out, axis=ctx.axes)
 
