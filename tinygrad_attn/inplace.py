@@ -127,9 +127,9 @@ def _writable_data(t: Any, op: str) -> np.ndarray:
     if ops:
         raise ValueError(
             f"{op}: {_describe(t)} is read-only: it was saved for backward by "
-            f"{', '.join(dict.fromkeys(ops))}, so changing it now would silently change that graph's "
-            "gradients. Run backward() first (or drop the graph you no longer need: del loss), "
-            "then change it."
+            f"{', '.join(dict.fromkeys(ops))}, so changing it now would silently change that "
+            "graph's gradients. Run backward() first (or drop the graph you no longer need: "
+            "del loss), then change it."
         )
     return array if array.flags.writeable else array.copy()
 
