@@ -457,3 +457,15 @@ def test_max_of_a_row_with_nan_sends_the_gradient_to_the_nan():
     out.sum().backward()
     # ties split evenly (as documented); torch.amax gives NaN over that row, torch.max() the NaN
     np.testing.assert_array_equal(rows.grad, [[0.0, 0.5, 0.5], [0.5, 0.0, 0.5]])
+
+
+def test_constructor_shapes_must_be_non_negative_ints():
+    for make in (ta.zeros, ta.ones, ta.randn):
+        name = make.__name__
+        with pytest.raises(TypeError, match=rf"{name}: the shape must be non-negative ints"):
+            make(2.5)
+        with pytest.raises(TypeError, match=rf"{name}: the shape must be non-negative ints"):
+            make("3")
+        with pytest.raises(ValueError, match=rf"{name}: the shape must be non-negative ints.*-1"):
+            make(2, -1)
+        assert make((2, np.int64(0))).shape == (2, 0) and make().shape == ()

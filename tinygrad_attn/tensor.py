@@ -564,20 +564,25 @@ def from_numpy(array: np.ndarray, requires_grad: bool = False) -> Tensor:
     return out
 
 
-def _shape_arg(shape: tuple) -> tuple:
+def _shape_arg(shape: tuple, fn: str) -> tuple:
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        return tuple(shape[0])
+        shape = tuple(shape[0])
+    for n in shape:
+        if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
+            raise TypeError(f"{fn}: the shape must be non-negative ints, got {tuple(shape)}")
+        if n < 0:
+            raise ValueError(f"{fn}: the shape must be non-negative ints, got {tuple(shape)}")
     return tuple(shape)
 
 
 def zeros(*shape: Any, requires_grad: bool = False, dtype: Any = None) -> Tensor:
     """A tensor of zeros (default float dtype unless `dtype` is given)."""
-    return from_numpy(np.zeros(_shape_arg(shape), dtype or _default_dtype), requires_grad)
+    return from_numpy(np.zeros(_shape_arg(shape, "zeros"), dtype or _default_dtype), requires_grad)
 
 
 def ones(*shape: Any, requires_grad: bool = False, dtype: Any = None) -> Tensor:
     """A tensor of ones (default float dtype unless `dtype` is given)."""
-    return from_numpy(np.ones(_shape_arg(shape), dtype or _default_dtype), requires_grad)
+    return from_numpy(np.ones(_shape_arg(shape, "ones"), dtype or _default_dtype), requires_grad)
 
 
 def arange(*args: Any, dtype: Any = None) -> Tensor:
@@ -587,7 +592,7 @@ def arange(*args: Any, dtype: Any = None) -> Tensor:
 
 def randn(*shape: Any, requires_grad: bool = False, dtype: Any = None) -> Tensor:
     """Standard normal samples from the global generator (`ta.manual_seed`)."""
-    array = _rng.standard_normal(_shape_arg(shape)).astype(dtype or _default_dtype)
+    array = _rng.standard_normal(_shape_arg(shape, "randn")).astype(dtype or _default_dtype)
     return from_numpy(array, requires_grad)
 
 
