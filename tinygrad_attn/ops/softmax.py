@@ -17,7 +17,7 @@ def _axis(axis: int, x: np.ndarray, op: str) -> int | None:
 
 def _row_max(x: np.ndarray, axis: int | None) -> np.ndarray:
     # (an empty axis has no max; its softmax is empty all the same)
-    return np.max(x, axis=axis, keepdims=True, initial=-np.inf)
+    return x.max(axis=axis, keepdims=True, initial=-np.inf)
 
 
 class Softmax(Function):
@@ -28,7 +28,7 @@ class Softmax(Function):
         x = float_input(x)
         ctx.axis = _axis(axis, x, "Softmax")
         # Subtract the row max before exp: exp then never overflows (logits of 1e4 are fine).
-        y = np.asarray(x - _row_max(x, ctx.axis))  # (asarray: a 0-d input gives a scalar)
+        y = np.subtract(x, _row_max(x, ctx.axis), out=np.empty_like(x))  # (also when 0-d)
         np.exp(y, out=y)
         y /= y.sum(axis=ctx.axis, keepdims=True)
         ctx.save_for_backward(y)
