@@ -199,11 +199,14 @@ def test_data_assignment_converts_to_the_dtype_of_a_tensor_that_requires_grad():
     assert w.dtype == np.float32
     w.data = [4.0, 5.0, 6.0]  # a list is converted too
     assert isinstance(w.data, np.ndarray) and w.dtype == np.float32
-    w.data = np.array([1.0, 2.0, 3.0])  # float64 into a float32 parameter: stays float32
-    assert w.dtype == np.float32
+    w.data = np.array([1.0, 2.0, 3.0], dtype=np.float32)
     (w * w).sum().backward()
     assert w.grad.dtype == np.float32
     np.testing.assert_array_equal(w.grad, [2.0, 4.0, 6.0])
+    w.data = w.data.astype(np.float64)  # a float dtype change, as torch's `.data = x.double()`
+    assert w.dtype == np.float64 and w.grad.dtype == np.float64  # .grad follows
+    (w * w).sum().backward()
+    np.testing.assert_array_equal(w.grad, [4.0, 8.0, 12.0])
 
 
 def test_data_assignment_shares_an_array_of_the_right_dtype():

@@ -3,9 +3,10 @@
 `Tensor` inherits these from `InPlaceMixin`; they follow PyTorch's rules without its version
 counters:
 
-- `t.data = value` converts lists and numbers, refuses what is not numeric, keeps the dtype of a
-  tensor that requires grad (or has a `.grad`, or was made by an op), and keeps `.grad` in step
-  with the data: a new shape needs `.grad` to be None first, and a non-leaf keeps its shape.
+- `t.data = value` converts lists and numbers and refuses what is not numeric. A tensor that
+  requires grad stays float (integer data takes its dtype); a float array of another dtype
+  changes the dtype, as in PyTorch, and `.grad` is converted with it. A new shape needs `.grad`
+  to be None first; a non-leaf keeps its shape and dtype. So `.grad` always matches `.data`.
 - Under `no_grad()` (or on a tensor that needs no gradient) the in-place ops `+= -= *= /= **=` and
   `add_ sub_ mul_ div_ zero_ fill_ copy_` write into the SAME tensor: a module's parameter stays
   the object that `parameters()` and `state_dict()` hold, the manual SGD step
@@ -78,7 +79,10 @@ def _new_data(t: Any, value: Any) -> np.ndarray:
     if array.dtype != old.dtype and (
         t.requires_grad or t._grad is not None or t.grad_fn is not None
     ):
-        array = array.astype(old.dtype)  # the gradient's dtype follows the data's
+        if t.grad_fn is not None or array.dtype.kind != "f":
+            array = array.astype(old.dtype)  # a node keeps its dtype; a parameter stays float
+        elif t._grad is not None:
+            t._grad = t._grad.astype(array.dtype)  # a float dtype change (`.to(np.float64)`)
     if array.shape != old.shape:
         if t.grad_fn is not None:
             raise ValueError(

@@ -26,12 +26,12 @@ class Sum(Function):
     def forward(ctx, a, axis=None, keepdims=False):
         ctx.axes = normalize_axes(axis, a.ndim, "Sum", a.shape)
         ctx.keepdims = keepdims
-        ctx.shape = a.shape
+        ctx.input_shape = a.shape
         return np.sum(a, axis=ctx.axes, keepdims=keepdims)
 
     @staticmethod
     def backward(ctx, grad_out):
-        return (expand_reduced(grad_out, ctx.axes, ctx.keepdims, ctx.shape),)
+        return (expand_reduced(grad_out, ctx.axes, ctx.keepdims, ctx.input_shape),)
 
 
 class Mean(Function):
@@ -42,13 +42,13 @@ class Mean(Function):
         a = float_input(a)
         ctx.axes = normalize_axes(axis, a.ndim, "Mean", a.shape)
         ctx.keepdims = keepdims
-        ctx.shape = a.shape
+        ctx.input_shape = a.shape
         return np.mean(a, axis=ctx.axes, keepdims=keepdims)
 
     @staticmethod
     def backward(ctx, grad_out):
-        count = _count(ctx.shape, ctx.axes)
-        return (expand_reduced(grad_out / count, ctx.axes, ctx.keepdims, ctx.shape),)
+        count = _count(ctx.input_shape, ctx.axes)
+        return (expand_reduced(grad_out / count, ctx.axes, ctx.keepdims, ctx.input_shape),)
 
 
 class Max(Function):
@@ -64,7 +64,7 @@ class Max(Function):
                     "(NumPy and PyTorch refuse too); reduce over other axes, or check the shape"
                 )
         ctx.keepdims = keepdims
-        ctx.shape = a.shape
+        ctx.input_shape = a.shape
         out = np.max(a, axis=ctx.axes, keepdims=True)
         is_max = a == out  # (shape of a), True at every tied maximum
         if a.dtype.kind == "f" and np.isnan(out).any():
@@ -88,7 +88,7 @@ class Var(Function):
         a = float_input(a)
         ctx.axes = normalize_axes(axis, a.ndim, "Var", a.shape)
         ctx.keepdims = keepdims
-        ctx.shape = a.shape
+        ctx.input_shape = a.shape
         if not isinstance(ddof, (int, float, np.integer, np.floating)) or isinstance(ddof, bool):
             raise TypeError(f"Var: ddof must be a number, got {type(ddof).__name__}")
         count = _count(a.shape, ctx.axes)
@@ -111,6 +111,6 @@ class Var(Function):
     @staticmethod
     def backward(ctx, grad_out):
         (centered,) = ctx.saved_tensors
-        spread = expand_reduced(grad_out, ctx.axes, ctx.keepdims, ctx.shape)
+        spread = expand_reduced(grad_out, ctx.axes, ctx.keepdims, ctx.input_shape)
         with np.errstate(divide="ignore", invalid="ignore"):
             return (spread * centered * np.divide(2.0, ctx.divisor),)
