@@ -139,10 +139,13 @@ class Pow(Function):
         grad_a = grad_b = None
         # As PyTorch, mask the terms that are 0 * inf at a zero base: d(a**0)/da = 0 even at
         # a = 0, and d(0**b)/db = 0 for b >= 0 (the limit from the right; log(0) = -inf).
-        with np.errstate(divide="ignore", invalid="ignore"):
-            if ctx.needs_input_grad[0]:
+        if ctx.needs_input_grad[0] and b.ndim == 0 and b >= 1:
+            grad_a = grad_out * b * np.power(a, b - 1)  # x ** 2: finite, nothing to mask
+        elif ctx.needs_input_grad[0]:
+            with np.errstate(divide="ignore", invalid="ignore"):  # (np.errstate: ~1 us)
                 grad_a = np.where(b == 0, 0, grad_out * b * np.power(a, b - 1))
-            if ctx.needs_input_grad[1]:
+        if ctx.needs_input_grad[1]:
+            with np.errstate(divide="ignore", invalid="ignore"):
                 grad_b = np.where((a == 0) & (b >= 0), 0, grad_out * out * np.log(a))
         return grad_a, grad_b
 

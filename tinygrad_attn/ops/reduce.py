@@ -103,14 +103,17 @@ class Var(Function):
             )
         centered = a - a.mean(axis=ctx.axes, keepdims=True)
         ctx.save_for_backward(centered)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.divide(
-                np.sum(centered * centered, axis=ctx.axes, keepdims=keepdims), ctx.divisor
-            )
+        total = np.sum(centered * centered, axis=ctx.axes, keepdims=keepdims)
+        if ctx.divisor:
+            return total / ctx.divisor
+        with np.errstate(divide="ignore", invalid="ignore"):  # (the warning above says it)
+            return np.divide(total, 0.0)
 
     @staticmethod
     def backward(ctx, grad_out):
         (centered,) = ctx.saved_tensors
         spread = expand_reduced(grad_out, ctx.axes, ctx.keepdims, ctx.input_shape)
+        if ctx.divisor:
+            return (spread * centered * (2 / ctx.divisor),)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return (spread * centered * np.divide(2.0, ctx.divisor),)
+            return (spread * centered * np.inf,)  # 2 / 0

@@ -28,7 +28,9 @@ class Softmax(Function):
         x = float_input(x)
         ctx.axis = _axis(axis, x, "Softmax")
         # Subtract the row max before exp: exp then never overflows (logits of 1e4 are fine).
-        y = np.subtract(x, _row_max(x, ctx.axis), out=np.empty_like(x))  # (also when 0-d)
+        y = x - _row_max(x, ctx.axis)
+        if y.ndim == 0:
+            y = np.array(y)  # (0-d arithmetic gives a NumPy scalar, which exp cannot write)
         np.exp(y, out=y)
         y /= y.sum(axis=ctx.axis, keepdims=True)
         ctx.save_for_backward(y)
@@ -50,7 +52,9 @@ class LogSoftmax(Function):
         x = float_input(x)
         ctx.axis = _axis(axis, x, "LogSoftmax")
         shifted = x - _row_max(x, ctx.axis)
-        with np.errstate(divide="ignore"):  # the sum is >= 1, or 0 over an empty axis
+        if x.size == 0:
+            y = shifted  # an empty axis: nothing to normalise (and log of its sum 0 would warn)
+        else:
             y = shifted - np.log(np.exp(shifted).sum(axis=ctx.axis, keepdims=True))
         ctx.save_for_backward(y)
         return y
