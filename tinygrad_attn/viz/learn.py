@@ -15,13 +15,12 @@ LABELS only, never a value cell.
 
 The HTML, CSS and script are package data files (learn_page/), read with importlib.resources;
 this module only packs the frames as JSON: attention tables as numbers (3 decimals),
-parameters and gradients as 8-bit codes with one scale per frame (a heat map needs no more;
+parameters and gradients as 8-bit codes (hex) with one scale per frame (a heat map needs no more;
 the page shows each cell's value on hover as code * scale / 127). It must not train or record.
 """
 
 from __future__ import annotations
 
-import base64
 import html
 import json
 import os
@@ -51,8 +50,9 @@ def _matrix(array: np.ndarray) -> np.ndarray:
 
 
 def _codes(arrays: list[np.ndarray | None], shape: tuple[int, int]) -> dict:
-    """Arrays of one parameter over the frames as int8 codes (base64, frames one after the
-    other) with each frame's scale (max |value|; None where the frame has no array)."""
+    """Arrays of one parameter over the frames as int8 codes (hex, frames one after the other)
+    with each frame's scale (max |value|; None where the frame has no array). Hex, not base64:
+    base64 text can spell "http" by chance, and the page must be free of it."""
     blocks, scales = [], []
     for array in arrays:
         if array is None:
@@ -65,7 +65,7 @@ def _codes(arrays: list[np.ndarray | None], shape: tuple[int, int]) -> dict:
         blocks.append(np.round(a / scale * 127).astype(np.int8))
         scales.append(float(f"{top:.5g}"))
     raw = np.concatenate([b.ravel() for b in blocks]).tobytes() if blocks else b""
-    return {"scale": scales, "codes": base64.b64encode(raw).decode("ascii")}
+    return {"scale": scales, "codes": raw.hex()}
 
 
 def _number(value: float | None, digits: int = 5) -> float | None:

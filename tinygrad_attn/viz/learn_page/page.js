@@ -176,10 +176,13 @@
   });
 
   // ------------------------------------------------------------------ parameters
-  function decode(b64) {
-    const raw = atob(b64);
-    const out = new Int8Array(raw.length);
-    for (let k = 0; k < raw.length; k++) out[k] = raw.charCodeAt(k) << 24 >> 24;
+  const HEX = new Int8Array(128);
+  for (let k = 0; k < 16; k++) HEX["0123456789abcdef".charCodeAt(k)] = k;
+  function decode(hex) {  // two hex digits per int8 code
+    const out = new Int8Array(hex.length >> 1);
+    for (let k = 0; k < out.length; k++) {
+      out[k] = ((HEX[hex.charCodeAt(2 * k)] << 4) | HEX[hex.charCodeAt(2 * k + 1)]) << 24 >> 24;
+    }
     return out;
   }
   const params = data.params.map(buildParam);
