@@ -194,10 +194,11 @@
     const canvas = el("canvas", "tl-heat");
     canvas.width = cols;
     canvas.height = rows;
-    const cell = Math.max(3, Math.min(26, Math.floor(150 / Math.max(rows, cols))));
+    const cell = Math.max(3, Math.min(22, Math.floor(150 / Math.max(rows, cols))));
     canvas.style.width = cols * cell + "px";
     canvas.style.height = rows * cell + "px";
     const scale = el("span", "tl-scale");
+    box.style.width = Math.max(cols * cell, 110) + 2 + "px";  // the scale's text wraps under it
     box.append(name, canvas, scale);
     parent.appendChild(box);
     const ctx = canvas.getContext("2d");
@@ -275,7 +276,7 @@
         pixels[4 * k + 2] = c[2];
         pixels[4 * k + 3] = 255;
       }
-      map.scale.textContent = `colours ±${fmt(ref)}, max |·| ${fmt(s)}`;
+      map.scale.textContent = `full colour at ±${fmt(ref)}; largest now ${fmt(s)}`;
     }
     map.ctx.putImageData(map.image, 0, 0);
   }
@@ -326,8 +327,8 @@
       const top = topOf(view, view.t.frames[i], h, r, square ? r : -1);
       if (!top) return "";
       const where = view.t.name + (view.t.head_names[h] ? ` (${view.t.head_names[h]})` : "");
-      let text = `in “${where}”, “${view.t.rows[r]}” ${i ? "now " : ""}attends most` +
-                 `${square ? " (besides itself)" : ""} to “${view.t.cols[top.c]}” (${top.v.toFixed(2)}`;
+      let text = `in “${where}”, “${view.t.rows[r]}” ${i ? "now " : ""}attends most to ` +
+                 `“${view.t.cols[top.c]}” (${top.v.toFixed(2)}`;
       const before = i > 0 ? view.t.frames[i - 1] : null;
       if (before) {
         const k = h * view.R * view.C + r * view.C + top.c;
