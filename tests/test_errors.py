@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import tinygrad_attn as ta
-from tinygrad_attn import Tensor, debug, function
+from tinygrad_attn import Tensor, debug, function, state
 
 
 @pytest.fixture
@@ -85,7 +85,7 @@ def test_write_into_a_saved_leaf_fails_at_the_write_and_the_error_names_the_op(r
     loss = (x * x).sum()
     err = caught(lambda: x.data.__setitem__(0, 5.0), ValueError)  # x.data[0] = 5.0
     assert "read-only" in str(err)
-    assert ta.function.saved_by(x.data) == ["Mul", "Mul"]
+    assert ta.saved.saved_by(x.data) == ["Mul", "Mul"]
     before = x.data.copy()
     try:
         x.data[0] = 5.0
@@ -150,8 +150,8 @@ def test_uncaught_write_error_gets_the_note_from_the_excepthook(rng, capsys):
         x.data[1] = 0.0
     except ValueError:
         exc_type, exc, tb = sys.exc_info()
-    assert sys.excepthook is debug._excepthook
-    debug._excepthook(exc_type, exc, tb)
+    assert isinstance(sys.excepthook, ta.saved._Excepthook)  # installed by the package
+    sys.excepthook(exc_type, exc, tb)
     err = capsys.readouterr().err
     assert "ValueError: assignment destination is read-only" in err
     assert "`x.data` (shape (2,), float64) was saved for backward by Mul" in err
@@ -171,7 +171,7 @@ def test_a_view_and_the_memory_it_shares_both_saved_release_cleanly():
         np.testing.assert_array_equal(part.grad, 2 * np.arange(3.0))
         np.testing.assert_array_equal(whole.grad, 2 * np.arange(6.0))
         assert memory.flags.writeable and part.data.flags.writeable
-        assert ta.function.saved_by(memory) == [] and id(memory) not in ta.function._waiting
+        assert ta.saved.saved_by(memory) == [] and id(memory) not in ta.saved._waiting
 
 
 def test_a_reshaped_leaf_used_twice_releases_cleanly(rng):
@@ -306,10 +306,10 @@ def test_item_of_many_elements():
 @pytest.mark.filterwarnings("ignore::UserWarning")
 def test_after_every_trap_a_fresh_computation_is_exact(rng):
     observed = (
-        list(function.observers.on_forward),
-        list(function.observers.before_backward),
-        list(function.observers.on_backward),
-        function.observers.record_sites,
+        list(state.observers.on_forward),
+        list(state.observers.before_backward),
+        list(state.observers.on_backward),
+        state.observers.record_sites,
     )
     x = leaf(rng, 2, 3, name="x")
     traps = [
@@ -334,7 +334,7 @@ def test_after_every_trap_a_fresh_computation_is_exact(rng):
     x.grad = None
     del y
     gc.collect()
-    assert ta.function.saved_by(x.data) == []  # every lock the traps took was undone
+    assert ta.saved.saved_by(x.data) == []  # every lock the traps took was undone
     assert x.data.flags.writeable
 
     (x.softmax(axis=-1) * x).sum().backward()
@@ -342,9 +342,9 @@ def test_after_every_trap_a_fresh_computation_is_exact(rng):
     expected = s + s * (x.data - (s * x.data).sum(axis=-1, keepdims=True))
     np.testing.assert_allclose(x.grad, expected, rtol=1e-12)
     after = (
-        list(function.observers.on_forward),
-        list(function.observers.before_backward),
-        list(function.observers.on_backward),
-        function.observers.record_sites,
+        list(state.observers.on_forward),
+        list(state.observers.before_backward),
+        list(state.observers.on_backward),
+        state.observers.record_sites,
     )
     assert after == observed

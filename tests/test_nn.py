@@ -9,7 +9,7 @@ import pytest
 import tinygrad_attn as ta
 import tinygrad_attn.nn as nn
 from tinygrad_attn import Tensor
-from tinygrad_attn.function import observers
+from tinygrad_attn.state import observers
 
 
 @pytest.fixture

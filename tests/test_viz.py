@@ -14,7 +14,7 @@ import pytest
 
 import tinygrad_attn as ta
 from tinygrad_attn import Tensor
-from tinygrad_attn.function import observers, set_creation_site_finder
+from tinygrad_attn.state import observers, set_creation_site_finder
 from tinygrad_attn.viz import (
     BLUE,
     ENV_VAR,

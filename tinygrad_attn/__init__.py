@@ -1,9 +1,18 @@
 """tinygrad_attn: a small, exact autograd on NumPy for seeing and stepping through attention.
 
-This file re-exports the public API (shared/API.md) and defines nothing of its own.
+This file re-exports the public API (shared/API.md) and defines nothing of its own; the order of
+its imports does not matter. Its one side effect is the excepthook line at the end.
 """
 
-# ruff: noqa: I001  (tensor first: it closes the one import cycle, see tensor.py)
+import os as _os
+
+from . import functional, nn, optim, saved
+from .debug import AnomalyError, detect_anomaly
+from .engine import BackwardStep
+from .function import Function
+from .gradcheck import GradcheckError, gradcheck
+from .saved import explain_read_only
+from .state import enable_grad, is_grad_enabled, no_grad
 from .tensor import (
     Tensor,
     arange,
@@ -18,19 +27,11 @@ from .tensor import (
     where,
     zeros,
 )
-from .debug import AnomalyError, detect_anomaly
-from .engine import BackwardStep
-from .function import Function, enable_grad, is_grad_enabled, no_grad
-from .gradcheck import GradcheckError, gradcheck
-from . import functional, nn, optim
 
 __version__ = "0.1.0"
 
 __all__ = [
     "AnomalyError",
-    "functional",
-    "nn",
-    "optim",
     "BackwardStep",
     "Function",
     "GradcheckError",
@@ -39,16 +40,26 @@ __all__ = [
     "concatenate",
     "detect_anomaly",
     "enable_grad",
+    "explain_read_only",
     "from_numpy",
+    "functional",
     "get_default_dtype",
     "gradcheck",
     "is_grad_enabled",
     "manual_seed",
+    "nn",
     "no_grad",
     "ones",
+    "optim",
     "randn",
     "set_default_dtype",
     "stack",
     "where",
     "zeros",
 ]
+
+# The one import side effect: a chained sys.excepthook that adds, to an uncaught "assignment
+# destination is read-only" error, which op saved the array for backward (saved.py). Turn it
+# off with TINYGRAD_ATTN_EXCEPTHOOK=0 or ta.saved.uninstall_excepthook().
+if _os.environ.get("TINYGRAD_ATTN_EXCEPTHOOK", "1") != "0":
+    saved.install_excepthook()

@@ -25,7 +25,7 @@ def _graph(args: argparse.Namespace) -> int:
 
 
 def _gradcheck(argv: list[str]) -> int:
-    from .gradcheck import main
+    from .testing.cli import main
 
     return main(argv)
 
@@ -60,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     graph.add_argument("--out", default="out", help="folder for the pictures (default: out)")
     graph.set_defaults(run=_graph)
-    # gradcheck parses its own arguments (OP ..., --seed, --list, --help): see main().
+    # gradcheck parses its own arguments (OP ..., --seed, --list, --help): see testing/cli.py.
     commands.add_parser(
         "gradcheck",
         help="check every op's gradient against central differences (--help for its options)",

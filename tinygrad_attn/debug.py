@@ -5,27 +5,25 @@
   first NaN/Inf in a forward result or a backward gradient raises `AnomalyError` naming the op,
   the pass, the input or output, and that creation site. Saved arrays are checksummed, so one
   changed in place behind the read-only lock's back is caught at backward, naming its op.
-- Writing into an array that a graph saved for backward fails with NumPy's "assignment
-  destination is read-only"; `explain_read_only(exc)` says which op saved it and what to do, and
-  that explanation is added to the error automatically in anomaly mode and for uncaught errors.
-- `TINYGRAD_ATTN_DEBUG=1` (read once, at import) prints each op to stderr as it runs, forward
-  and backward, with shapes; `=2` adds value statistics. `set_trace(level)` / `trace(level)` do
-  the same from code.
+- `TINYGRAD_ATTN_DEBUG=1` (read once, at import, for the main thread) prints each op to stderr
+  as it runs, forward and backward, with shapes; `=2` adds value statistics.
+  `set_op_logging(level)` / `with log_ops(level):` do the same from code.
+- The note on NumPy's read-only error (writing into an array saved for backward) lives with the
+  lock table in saved.py; `explain_read_only` and `saved_by` are re-exported here.
 
-Everything here plugs into `function.observers`; nothing in the core imports this module, and
-it must never change what the engine computes — only watch it and explain it.
+Everything here plugs into `state.observers` (per thread); nothing in the core imports this
+module, and it must never change what the engine computes — only watch it and explain it.
 """
 
 from __future__ import annotations
 
-import ast
-import builtins
 import functools
 import inspect
 import linecache
 import os
 import re
 import sys
+import threading
 import warnings
 import weakref
 import zlib
@@ -34,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from . import function as _function
-from .function import observers, saved_by, set_creation_site_finder
+from .saved import explain_read_only, saved_by  # noqa: F401  (the read-only note lives there)
+from .state import observers
 from .tensor import Tensor
 
 
@@ -100,27 +98,25 @@ def _site_with_source(site: str | None) -> str:
 
 
 class _SiteRecording:
-    """Reference-counted switch for recording creation sites (anomaly mode and tracing share it):
-    the first user installs `user_site` as the finder, the last one puts the old finder back."""
+    """Counted switch for recording creation sites (anomaly mode and op logging share it), per
+    thread: the first user installs `user_site` as the finder, the last puts the old one back."""
 
-    users = 0
     previous_finder: Callable[[], str | None] | None = None
 
-    @classmethod
-    def start(cls) -> None:
-        if cls.users == 0:
-            cls.previous_finder = _function._creation_site
-            set_creation_site_finder(user_site)
-        cls.users += 1
+    @staticmethod
+    def start() -> None:
+        if observers.record_sites == 0:
+            _SiteRecording.previous_finder = observers.site_finder
+            observers.site_finder = user_site
         observers.record_sites += 1
+        observers.update()
 
-    @classmethod
-    def stop(cls) -> None:
+    @staticmethod
+    def stop() -> None:
         observers.record_sites -= 1
-        cls.users -= 1
-        if cls.users == 0:
-            set_creation_site_finder(cls.previous_finder or (lambda: None))
-            cls.previous_finder = None
+        if observers.record_sites == 0:
+            observers.site_finder = _SiteRecording.previous_finder or observers.site_finder
+        observers.update()
 
 
 # ---------------------------------------------------------------------- array summaries
@@ -168,13 +164,6 @@ def describe(array: np.ndarray | None, indent: str = "") -> str:
 
 
 # ------------------------------------------------------------------------- explain_step
-_NODE_FIELDS = {
-    "inputs", "parents", "needs_input_grad", "output_ref", "output_shape", "output_dtype",
-    "output_name", "scope", "creation_site", "released", "output_hooks",
-    "retains_output_grad",
-}  # fmt: skip
-
-
 def formula(node: Any) -> str:
     """The op's own docstring (`out = ...;  da = ...`): the calculus its backward applies."""
     doc = type(node).__dict__.get("__doc__")
@@ -190,8 +179,8 @@ def _params(node: Any) -> str:
     """The op's non-array attributes (`axis=1`, `scale=0.5`): what its backward reads besides
     the saved arrays."""
     shown = []
-    for key, value in vars(node).items():
-        if key.startswith("_") or key in _NODE_FIELDS or isinstance(value, np.ndarray):
+    for key, value in node.params().items():
+        if isinstance(value, np.ndarray):
             continue
         text = repr(value)
         shown.append(f"{key}={text if len(text) <= 40 else text[:37] + '...'}")
@@ -385,50 +374,53 @@ def _verify_before_backward(node: Any, grad_out: np.ndarray) -> None:
     verify_saved(node)  # before the op's backward reads the arrays
 
 
-class _Anomaly:
-    depth = 0
-    check_nan = 0  # how many active detect_anomaly(check_nan=True) blocks
+class _Anomaly(threading.local):
+    depth = 0  # nested detect_anomaly() blocks in this thread
+    check_nan = 0  # how many of them are detect_anomaly(check_nan=True)
+
+
+_anomaly = _Anomaly()
 
 
 class detect_anomaly:
-    """`with ta.detect_anomaly():` (or `@ta.detect_anomaly()`) turns on anomaly mode.
+    """`with ta.detect_anomaly():` (or `@ta.detect_anomaly()`) turns on anomaly mode for the
+    current thread.
 
     Inside it, each op records where your code created it ("file.py:42 in fn"), a NaN or Inf
     in any forward result or backward gradient raises `AnomalyError` at once (naming the op,
-    the pass, the input or output, and that creation site), and arrays saved for backward are
-    checksummed so an in-place change is caught at backward. Run both the forward pass and
-    `backward()` inside it. An Inf written by `masked_fill` (the -inf of an attention mask), or
-    carried in from an input, is allowed in forward; NaN never is. Slow: for hunting a bug.
-    Re-entrant; everything is restored on exit, even on an error.
+    the pass, the input or output, and that creation site; in backward before the gradient
+    reaches any `.grad`), and arrays saved for backward are checksummed so an in-place change
+    is caught at backward. Run both the forward pass and `backward()` inside it. An Inf written
+    by `masked_fill` (the -inf of an attention mask), or carried in from an input, is allowed in
+    forward; NaN never is. Slow: for hunting a bug. Re-entrant; everything is restored on exit,
+    even on an error.
     """
 
     def __init__(self, check_nan: bool = True) -> None:
         self.check_nan = check_nan
 
     def __enter__(self) -> detect_anomaly:
-        if _Anomaly.depth == 0:
+        if _anomaly.depth == 0:
             observers.on_forward.append(_record_checksums)
             observers.before_backward.append(_verify_before_backward)
-            _ReadOnlyNotes.start()
-        if self.check_nan and _Anomaly.check_nan == 0:
+        if self.check_nan and _anomaly.check_nan == 0:
             observers.on_forward.append(_anomaly_forward)
             observers.on_backward.append(_anomaly_backward)
-        _Anomaly.depth += 1
-        _Anomaly.check_nan += bool(self.check_nan)
+        _anomaly.depth += 1
+        _anomaly.check_nan += bool(self.check_nan)
         _SiteRecording.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        _SiteRecording.stop()
-        _Anomaly.depth -= 1
-        _Anomaly.check_nan -= bool(self.check_nan)
-        if self.check_nan and _Anomaly.check_nan == 0:
+        _anomaly.depth -= 1
+        _anomaly.check_nan -= bool(self.check_nan)
+        if self.check_nan and _anomaly.check_nan == 0:
             observers.on_forward.remove(_anomaly_forward)
             observers.on_backward.remove(_anomaly_backward)
-        if _Anomaly.depth == 0:
+        if _anomaly.depth == 0:
             observers.on_forward.remove(_record_checksums)
             observers.before_backward.remove(_verify_before_backward)
-            _ReadOnlyNotes.stop()
+        _SiteRecording.stop()
 
     def __call__(self, fn: Callable) -> Callable:
         @functools.wraps(fn)
@@ -440,227 +432,16 @@ class detect_anomaly:
 
 
 def is_anomaly_enabled() -> bool:
-    """True inside `detect_anomaly()`."""
-    return _Anomaly.depth > 0
+    """True inside `detect_anomaly()` (in this thread)."""
+    return _anomaly.depth > 0
 
 
-# --------------------------------------------------- writes into arrays saved for backward
-_NOTE_PREFIX = "tinygrad_attn: "
+# ------------------------------------------------------------------------- op logging
+class _Logging(threading.local):
+    level = 0
 
 
-def _failing_expression(frame: Any, lasti: int) -> ast.AST | None:
-    """The expression of the instruction at `lasti` (Python 3.11+ keeps column positions)."""
-    if not hasattr(frame.f_code, "co_positions") or lasti < 0:
-        return None
-    try:
-        positions = list(frame.f_code.co_positions())[lasti // 2]
-        start, end, col, end_col = positions
-        if start is None or col is None or start != end:
-            return None
-        text = linecache.getline(frame.f_code.co_filename, start)[col:end_col]
-        try:
-            return ast.parse(text, mode="eval").body
-        except SyntaxError:
-            return ast.parse(text, mode="exec").body[0]
-    except (SyntaxError, ValueError, IndexError, TypeError):
-        return None
-
-
-def _targets(node: ast.AST | None) -> list[ast.AST]:
-    """The sub-expressions that may be the array written to, most likely first."""
-    if isinstance(node, ast.AugAssign):
-        node = node.target
-    if isinstance(node, ast.Subscript):
-        return [node.value]
-    if isinstance(node, ast.Call):
-        receiver = [node.func.value] if isinstance(node.func, ast.Attribute) else []
-        keywords = [k.value for k in node.keywords if k.arg == "out"]
-        return keywords + receiver + list(node.args)
-    return [node] if isinstance(node, (ast.Name, ast.Attribute)) else []
-
-
-def _evaluate(node: ast.AST, frame: Any) -> Any:
-    """Value of a plain name or attribute chain (`x.data`, `self.w.data`); nothing else runs."""
-    if isinstance(node, ast.Name):
-        for scope in (frame.f_locals, frame.f_globals, vars(builtins)):
-            if node.id in scope:
-                return scope[node.id]
-        raise LookupError(node.id)
-    if isinstance(node, ast.Attribute):
-        return getattr(_evaluate(node.value, frame), node.attr)
-    raise LookupError("not a plain name")
-
-
-def _as_array(value: Any) -> np.ndarray | None:
-    if isinstance(value, Tensor):
-        value = value.data
-    return value if isinstance(value, np.ndarray) else None
-
-
-def _written(frame: Any, lasti: int) -> tuple[list, list]:
-    """(text, array, is a tensor's data) for the arrays the failing write may have targeted:
-    first those named in the failing expression, then the frame's local arrays and tensors."""
-    named: list = []
-    for target in _targets(_failing_expression(frame, lasti)):
-        try:
-            value = _evaluate(target, frame)
-            owner = _evaluate(target.value, frame) if isinstance(target, ast.Attribute) else None
-        except Exception:  # noqa: BLE001  (a failed lookup only means: not this one)
-            continue
-        array = _as_array(value)
-        if array is not None:
-            of_tensor = isinstance(value, Tensor) or isinstance(owner, Tensor)
-            named.append((ast.unparse(target), array, of_tensor))
-    local = []
-    for name, value in list(frame.f_locals.items()):
-        array = _as_array(value)
-        if array is not None:
-            text = f"{name}.data" if isinstance(value, Tensor) else name
-            local.append((text, array, isinstance(value, Tensor)))
-    return named, local
-
-
-def _ops_text(ops: list[str]) -> str:
-    counts: dict[str, int] = {}
-    for op in ops:
-        counts[op] = counts.get(op, 0) + 1
-    return ", ".join(op if n == 1 else f"{op} ({n} times)" for op, n in counts.items())
-
-
-def _held_note(text: str, array: np.ndarray, ops: list[str]) -> str:
-    return (
-        f"{_NOTE_PREFIX}`{text}` (shape {array.shape}, {array.dtype}) was saved for backward by "
-        f"{_ops_text(ops)}, so it is read-only until that graph's backward() has run: writing "
-        "into it now would silently change the gradients. Make the change after backward(), or "
-        f"write into a copy ({text} = {text}.copy()), or compute a new tensor instead "
-        "(y = x * 0.5), or drop the graph you no longer need (del loss)."
-    )
-
-
-def _explain_frame(frame: Any, lasti: int) -> str | None:
-    """The note for a failed write in `frame`; "" when the written array was found and is not
-    one the library made read-only; None when it could not be found."""
-    named, local = _written(frame, lasti)
-    for text, array, _ in named:
-        ops = saved_by(array)
-        if ops:
-            return _held_note(text, array, ops)
-    for text, array, of_tensor in named:
-        if of_tensor and not array.flags.writeable:
-            return (
-                f"{_NOTE_PREFIX}`{text}` (shape {array.shape}, {array.dtype}) is read-only "
-                "but no live graph holds it. tinygrad_attn makes every op's result read-only "
-                "from birth, so that nothing a graph saved for backward can change behind its "
-                f"back. To change it, write into a copy ({text} = {text}.copy()) or compute a "
-                "new tensor (y = x * 0.5)."
-            )
-    if named:
-        return ""  # the write's target is known and is none of ours
-    for text, array, _ in local:
-        ops = saved_by(array)
-        if ops:
-            return _held_note(text, array, ops)
-    return None
-
-
-def explain_read_only(exc: BaseException) -> str | None:
-    """If `exc` is NumPy's "assignment destination is read-only" raised by writing into an
-    array that a graph saved for backward: the explanation (which op saved it, what to do).
-    Otherwise None. Use it on an error you caught; anomaly mode adds it to the error itself."""
-    if not isinstance(exc, ValueError) or "read-only" not in str(exc):
-        return None
-    frames = []
-    tb = exc.__traceback__
-    while tb is not None:
-        frames.append((tb.tb_frame, tb.tb_lasti))
-        tb = tb.tb_next
-    for frame, lasti in reversed(frames):  # innermost first: that is where the write was
-        note = _explain_frame(frame, lasti)
-        if note is not None:
-            return note or None
-    if _function._locked:
-        return (
-            f"{_NOTE_PREFIX}{len(_function._locked)} array(s) are held read-only for backward "
-            "by live graphs right now; if this is one of them, run backward() (or drop that "
-            "graph) before writing into it. ta.function.saved_by(array) names the op."
-        )
-    return None
-
-
-def _add_note(exc: BaseException, note: str) -> None:
-    if any(n.startswith(_NOTE_PREFIX) for n in getattr(exc, "__notes__", ())):
-        return
-    if hasattr(exc, "add_note"):
-        exc.add_note(note)
-    else:  # Python 3.10: no notes; extend the message instead
-        exc.args = (f"{exc.args[0] if exc.args else ''}\n{note}",) + tuple(exc.args[1:])
-
-
-class _ReadOnlyNotes:
-    """In anomaly mode, a trace function adds `explain_read_only`'s note to NumPy's read-only
-    error the moment it is raised. It uses `sys.settrace` with line events off (a call per
-    Python call and return), and steps aside when a debugger or coverage tool is tracing."""
-
-    active = False
-    traced_frames: list = []
-
-    @staticmethod
-    def tracer(frame: Any, event: str, arg: Any) -> Any:
-        if event == "call":
-            frame.f_trace_lines = False
-        elif event == "exception" and isinstance(arg[1], ValueError) and arg[2].tb_next is None:
-            exc = arg[1]  # (raised by this frame's own instruction, not passing through)
-            if "read-only" in str(exc):
-                note = _explain_frame(frame, frame.f_lasti)
-                if note:
-                    _add_note(exc, note)
-        return _ReadOnlyNotes.tracer
-
-    @classmethod
-    def start(cls) -> None:
-        if sys.gettrace() is not None:
-            return
-        sys.settrace(cls.tracer)
-        frame = sys._getframe(1)
-        while frame is not None:  # frames already running get a tracer only if given one
-            if frame.f_trace is None:
-                frame.f_trace = cls.tracer
-                frame.f_trace_lines = False
-                cls.traced_frames.append(frame)
-            frame = frame.f_back
-        cls.active = True
-
-    @classmethod
-    def stop(cls) -> None:
-        if not cls.active:
-            return
-        if sys.gettrace() is cls.tracer:
-            sys.settrace(None)
-        for frame in cls.traced_frames:
-            if frame.f_trace is cls.tracer:
-                frame.f_trace = None
-        cls.traced_frames = []
-        cls.active = False
-
-
-def _excepthook(exc_type: type, exc: BaseException, tb: Any) -> None:
-    """Add the read-only explanation to an uncaught error, then show it as before."""
-    try:
-        if exc is not None and tb is not None:
-            note = explain_read_only(exc.with_traceback(tb))
-            if note:
-                _add_note(exc, note)
-    except Exception:  # noqa: BLE001  (never let the explanation hide the real error)
-        pass
-    _previous_excepthook(exc_type, exc, tb)
-
-
-_previous_excepthook = sys.excepthook
-sys.excepthook = _excepthook
-
-
-# ------------------------------------------------------------------------------ tracing
-_trace_level = 0
+_logging = _Logging()
 
 
 def _site_suffix(node: Any) -> str:
@@ -672,59 +453,59 @@ def _print(line: str) -> None:
     print(f"[tinygrad_attn] {line}", file=sys.stderr)
 
 
-def _trace_forward(node: Any, inputs: tuple, out: Tensor) -> None:
+def _log_forward(node: Any, inputs: tuple, out: Tensor) -> None:
     args = ", ".join(_label(t) for t in inputs)
     recorded = "" if getattr(node, "_recording", False) else "   (not recorded)"
     _print(
         f"forward  {node.name}({args}) -> {_label(out)} {out.dtype}{recorded}{_site_suffix(node)}"
     )
-    if _trace_level >= 2:
+    if _logging.level >= 2:
         _print(f"           out: {stats(out.data)}")
 
 
-def _trace_backward(node: Any, grad_out: np.ndarray, grad_inputs: tuple) -> None:
+def _log_backward(node: Any, grad_out: np.ndarray, grad_inputs: tuple) -> None:
     grads = ", ".join(
         f"{i}: -" if g is None else f"{i}: {tuple(np.shape(g))}" for i, g in enumerate(grad_inputs)
     )
     _print(f"backward {node.name}  grad_out {tuple(np.shape(grad_out))} -> grads {{{grads}}}")
-    if _trace_level >= 2:
+    if _logging.level >= 2:
         _print(f"           grad_out: {stats(grad_out)}")
         for i, g in enumerate(grad_inputs):
             if g is not None:
                 _print(f"           grad {i}: {stats(g)}")
 
 
-def set_trace(level: int) -> int:
-    """Print each op as it runs, to stderr: 0 off, 1 ops and shapes (forward and backward),
-    2 also value statistics (min/mean/max, NaN/Inf counts). Returns the previous level."""
-    global _trace_level
+def set_op_logging(level: int) -> int:
+    """Print each op as it runs (in this thread), to stderr: 0 off, 1 ops and shapes (forward and
+    backward), 2 also value statistics (min/mean/max, NaN/Inf counts). Returns the previous
+    level. (Not a debugger breakpoint: for that, use `breakpoint()` or `backward_steps()`.)"""
     level = int(level)
     if level < 0:
-        raise ValueError(f"set_trace({level}): the level must be 0 (off), 1 or 2")
-    previous, _trace_level = _trace_level, level
+        raise ValueError(f"set_op_logging({level}): the level must be 0 (off), 1 or 2")
+    previous, _logging.level = _logging.level, level
     if previous == 0 and level > 0:
-        observers.on_forward.insert(0, _trace_forward)  # first: print before a check raises
-        observers.on_backward.insert(0, _trace_backward)
+        observers.on_forward.insert(0, _log_forward)  # first: print before a check raises
+        observers.on_backward.insert(0, _log_backward)
         _SiteRecording.start()
     elif previous > 0 and level == 0:
-        observers.on_forward.remove(_trace_forward)
-        observers.on_backward.remove(_trace_backward)
+        observers.on_forward.remove(_log_forward)
+        observers.on_backward.remove(_log_backward)
         _SiteRecording.stop()
     return previous
 
 
-class trace:
-    """`with ta.debug.trace(2):` prints every op inside the block (see `set_trace`)."""
+class log_ops:
+    """`with ta.debug.log_ops(2):` prints every op run inside the block (see `set_op_logging`)."""
 
     def __init__(self, level: int = 1) -> None:
         self.level = level
 
-    def __enter__(self) -> trace:
-        self._previous = set_trace(self.level)
+    def __enter__(self) -> log_ops:
+        self._previous = set_op_logging(self.level)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        set_trace(self._previous)
+        set_op_logging(self._previous)
 
 
 def _level_from_environment() -> int:
@@ -744,4 +525,4 @@ def _level_from_environment() -> int:
 
 _environment_level = _level_from_environment()
 if _environment_level:
-    set_trace(_environment_level)
+    set_op_logging(_environment_level)

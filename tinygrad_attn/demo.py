@@ -21,7 +21,7 @@ import numpy as np
 
 from . import functional as F
 from . import nn, optim
-from .function import no_grad
+from .state import no_grad
 from .gradcheck import gradcheck
 from .tensor import Tensor, get_default_dtype, manual_seed, set_default_dtype
 

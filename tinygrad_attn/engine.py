@@ -1,40 +1,98 @@
-"""The backward engine: one topological sort, one loop, one place where gradients add up.
+"""The backward engine: one loop, and one place where gradients add up.
 
-`backward_steps(root)` is the whole algorithm, as a generator: sort the graph (iteratively, so a
-20,000-op chain needs no recursion), then for each node in reverse topological order take the
-gradient that arrived at its output (`grad_out`), call the op's `backward`, and hand each
-returned gradient to `accumulate`, which sums it to the input's shape (un-broadcasting) and adds
-it where it belongs. `Tensor.backward()` just exhausts this generator, so stepping through it in
-a debugger, or with `for step in loss.backward_steps()`, runs exactly the same code.
+`backward_steps(root)` is the whole algorithm, as a generator. Every node has a number, given in
+the order nodes were made (function.py), so a node's number is larger than those of the nodes
+that made its inputs. The loop keeps the nodes that have received a gradient in a heap and always
+takes the one with the largest number: by then every node that used its output has run, so its
+gradient is complete. It calls the op's `backward` and hands each returned gradient to
+`accumulate`, which sums it to the input's shape (un-broadcasting) and adds it where it belongs:
+into a leaf's `.grad`, or to the gradient waiting at the node that made the input.
+`Tensor.backward()` just exhausts this generator, so stepping through it in a debugger, or
+`for step in loss.backward_steps()`, runs exactly the same code.
+
+Hooks, `retain_grad`, observers (anomaly mode, tracing) and error checks live in the helpers
+below the loop, and cost one flag test per node when unused.
 
 This module must not know any op's calculus, nor build graph nodes (function.py does).
 """
 
 from __future__ import annotations
 
+import heapq
+import itertools
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from .tensor import Tensor
+from .function import Function
+from .state import observers
 
 
-class BackwardStep:
+def backward_steps(root: Any, gradient: Any = None, retain_graph: bool = False) -> Iterator:
+    """Run the backward pass from `root`, yielding one `BackwardStep` per node."""
+    grads, ready = start(root, gradient)  # grads: node -> the gradient arrived at its output
+    index = itertools.count()
+    while ready:
+        node = heapq.heappop(ready)[1]  # largest number left: all its consumers have run
+        grad_out = grads.pop(node)
+        if node.has_hooks or observers.active:
+            grad_out = before_backward(node, grad_out)
+        grad_inputs = node.backward(node, grad_out)  # the op's calculus: one entry per input
+        if observers.active:
+            after_backward(node, grad_out, grad_inputs)  # (anomaly checks: before any .grad)
+        grad_inputs = hand_out(node, grad_inputs, grads, ready)
+        yield BackwardStep(next(index), node, grad_out, grad_inputs)
+        if not retain_graph:
+            node.release()  # free what it saved; the structure stays for drawing
+    finish(grads)
+
+
+def hand_out(node: Function, grad_inputs: Any, grads: dict, ready: list) -> tuple:
+    """Give each input that needs one its gradient; returns them summed to the inputs' shapes."""
+    if grad_inputs.__class__ is not tuple or len(grad_inputs) != len(node.parents):
+        grad_inputs = check_arity(node, grad_inputs)
+    return tuple(
+        [
+            accumulate(parent, grad, grads, ready, node, i) if needs and grad is not None else None
+            for i, (parent, needs, grad) in enumerate(
+                zip(node.parents, node.needs_input_grad, grad_inputs)
+            )
+        ]
+    )
+
+
+def accumulate(parent: Any, grad: Any, grads: dict, ready: list, node: Any, i: int) -> Any:
+    """THE place gradients add up. `parent` is where `node`'s input `i` came from: the node that
+    made it (the gradient waits in `grads` until that node's turn) or a leaf tensor (it is added
+    to its `.grad`). `grad` is first summed to the input's shape (un-broadcasting) and cast to its
+    dtype. Returns that reduced gradient."""
+    made = isinstance(parent, Function)
+    shape, dtype = (parent.output_shape, parent.output_dtype) if made else parent.grad_like
+    if grad.__class__ is not np.ndarray or grad.shape != shape or grad.dtype != dtype:
+        grad = fit(grad, shape, dtype, node, i)
+    if not (made or parent._hooks):
+        add_to_grad(parent, grad)
+        return grad
+    previous = grads.get(parent)  # a node, or a leaf with hooks (they see the total, once)
+    grads[parent] = grad if previous is None else previous + grad
+    if previous is None and made:
+        heapq.heappush(ready, (-parent.sequence, parent))
+    return grad
+
+
+class BackwardStep(NamedTuple):
     """What one node of the backward pass did (the records `backward_steps()` yields).
 
-    `index`: position in the pass; `op`: the op's name; `node`: the `Function`; `output`: the
-    tensor the node made; `grad_output`: the gradient that arrived at it; `inputs`: its input
-    tensors; `grad_inputs`: one array (already summed to that input's shape) or None per input.
+    `index`: position in the pass; `node`: the `Function`; `grad_output`: the gradient that
+    arrived at it; `grad_inputs`: one array (already summed to that input's shape) or None per
+    input. Also `op` (the op's name), `output` (the tensor the node made) and `inputs`.
     """
 
-    __slots__ = ("index", "node", "grad_output", "grad_inputs")
-
-    def __init__(self, index: int, node: Any, grad_output: np.ndarray, grad_inputs: tuple):
-        self.index = index
-        self.node = node
-        self.grad_output = grad_output
-        self.grad_inputs = grad_inputs
+    index: int
+    node: Any
+    grad_output: np.ndarray
+    grad_inputs: tuple
 
     @property
     def op(self) -> str:
@@ -74,57 +132,122 @@ class BackwardStep:
 
         return explain_step(self)
 
+    def __eq__(self, other: object) -> bool:  # steps hold arrays: equal only to themselves
+        return self is other
 
-def graph_order(root_nodes: list) -> list:
-    """Every node reachable from `root_nodes`, each after the nodes that made its inputs.
-
-    Depth-first with an explicit stack (a 20,000-op chain needs no recursion), visiting a
-    node's inputs in their order, so the order follows the program (X before W in `X @ W`).
-    The graph renderer numbers its nodes in this order.
-    """
-    order: list = []
-    visited: set = set()
-    for root in root_nodes:
-        stack = [(root, False)]
-        while stack:
-            node, inputs_done = stack.pop()
-            if inputs_done:
-                order.append(node)
-                continue
-            if node in visited:
-                continue
-            visited.add(node)
-            stack.append((node, True))
-            for parent in reversed(node.parents):
-                if not isinstance(parent, Tensor) and parent not in visited:
-                    stack.append((parent, False))
-    return order
+    def __hash__(self) -> int:
+        return id(self)
 
 
-def topological_order(root_node: Any) -> list:
-    """The nodes reachable from `root_node`, each before the nodes that made its inputs: the
-    order the backward pass visits them."""
-    order = graph_order([root_node])
-    order.reverse()
-    return order
+# ------------------------------------------------------------------- helpers of the loop
+def start(root: Any, gradient: Any) -> tuple[dict, list]:
+    """The gradient of the root, waiting at its node (a leaf root takes it directly)."""
+    grad_root = root_gradient(root, gradient)
+    grads: dict = {}
+    ready: list = []
+    if root.grad_fn is None:
+        accumulate(root, grad_root, grads, ready, root, 0)
+    elif root.grad_fn.released:
+        raise RuntimeError(
+            f"backward(): the graph was already released by an earlier backward() (reached "
+            f"{root.grad_fn.name}, output shape {root.grad_fn.output_shape}). Pass "
+            "retain_graph=True to the first backward() to run backward through the same graph "
+            "twice, or recompute the forward pass."
+        )
+    else:
+        grads[root.grad_fn] = grad_root
+        ready.append((-root.grad_fn.sequence, root.grad_fn))
+    return grads, ready
+
+
+def finish(grads: dict) -> None:
+    """Leaves with hooks get their gradient last: each hook sees the total, as in PyTorch."""
+    for leaf, grad in grads.items():
+        for hook in leaf._hooks:
+            hooked = hook(grad)
+            if hooked is not None:
+                grad = checked_hook_result(hooked, grad, hook, leaf.name or "a leaf")
+        add_to_grad(leaf, grad)
+
+
+def before_backward(node: Function, grad_out: np.ndarray) -> np.ndarray:
+    """Hooks on the node's output, `retain_grad`, and observers, before the op's backward."""
+    for hook in node.output_hooks:
+        hooked = hook(grad_out)
+        if hooked is not None:
+            grad_out = checked_hook_result(hooked, grad_out, hook, f"the output of {node.name}")
+    if node.retains_output_grad and node.output_ref() is not None:
+        add_to_grad(node.output_ref(), grad_out)
+    for callback in observers.before_backward:
+        callback(node, grad_out)
+    return grad_out
+
+
+def after_backward(node: Function, grad_out: np.ndarray, grad_inputs: Any) -> None:
+    """Observers see what the op returned, before anything is accumulated."""
+    if grad_inputs.__class__ is not tuple:
+        grad_inputs = (grad_inputs,)
+    for callback in observers.on_backward:
+        callback(node, grad_out, grad_inputs)
+
+
+def checked_hook_result(hooked: Any, grad: np.ndarray, hook: Any, where: str) -> np.ndarray:
+    """A hook's returned gradient, if it has the gradient's shape; else an error naming both."""
+    name = getattr(hook, "__qualname__", None) or repr(hook)
+    result = np.asarray(hooked)
+    if result.shape != grad.shape or result.dtype.kind not in "fiu":
+        raise RuntimeError(
+            f"hook {name} on {where} returned an array of shape {result.shape} and dtype "
+            f"{result.dtype}, but the gradient it replaces has shape {grad.shape} "
+            f"({grad.dtype}). A hook must return a gradient of the same shape, or None to "
+            "keep the gradient as it is."
+        )
+    return result.astype(grad.dtype, copy=False)
+
+
+def check_arity(node: Function, grad_inputs: Any) -> tuple:
+    """`backward` returned one gradient, not a tuple, or the wrong number of them."""
+    if grad_inputs.__class__ is not tuple:
+        grad_inputs = (grad_inputs,)
+    if len(grad_inputs) == len(node.parents):
+        return grad_inputs
+    raise RuntimeError(
+        f"{node.name}.backward returned {len(grad_inputs)} gradient(s) for "
+        f"{len(node.parents)} input(s); return one entry per forward input, in order, with None "
+        "where no gradient flows."
+    )
+
+
+def fit(grad: Any, shape: tuple, dtype: np.dtype, node: Function, i: int) -> np.ndarray:
+    """`grad` as an ndarray of the input's shape (summing out broadcast axes) and dtype."""
+    if grad.__class__ is not np.ndarray:
+        grad = np.asarray(grad)
+        if grad.dtype.kind not in "fiub":
+            raise TypeError(
+                f"{node.name}.backward returned {grad.dtype} data for input {i}; a gradient "
+                "must be a float array (or a number)."
+            )
+    if grad.shape != shape:
+        grad = sum_to_shape(grad, shape, node, i)
+    if grad.dtype != dtype:
+        grad = grad.astype(dtype)
+    return grad
 
 
 def sum_to_shape(grad: np.ndarray, shape: tuple, node: Any, position: int) -> np.ndarray:
     """Undo broadcasting: sum `grad` over the axes that broadcasting added or stretched."""
-    if grad.shape == shape:
-        return grad
     lead = grad.ndim - len(shape)
-    stretched = tuple(lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)
     if lead < 0 or any(n != 1 and grad.shape[lead + i] != n for i, n in enumerate(shape)):
         raise RuntimeError(
             f"{node.name}.backward returned a gradient of shape {grad.shape} for input "
             f"{position}, whose shape is {shape}; the shapes do not broadcast. A backward must "
             "return, per input, an array of that input's shape or of the broadcast output shape."
         )
+    stretched = tuple(lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)
     return grad.sum(axis=tuple(range(lead)) + stretched).reshape(shape)
 
 
-def add_to_grad(tensor: Tensor, grad: np.ndarray) -> None:
+def add_to_grad(tensor: Any, grad: np.ndarray) -> None:
     """`tensor.grad += grad`, where the first gradient is copied: it may be an op's or the
     caller's array, and later accumulation must not write into it."""
     if tensor._grad is None:
@@ -133,35 +256,12 @@ def add_to_grad(tensor: Tensor, grad: np.ndarray) -> None:
         tensor._grad += grad
 
 
-def accumulate(parent: Any, grad: Any, grads: dict, node: Any, position: int):
-    """THE place gradients add up. `parent` is what the node's input came from: a leaf tensor
-    (the gradient is added to its `.grad`) or the node that produced the input (the gradient
-    waits in `grads` for that node's turn). `grad` is first summed to the input's shape
-    (un-broadcasting) and cast to its dtype. Returns the reduced gradient."""
-    leaf = isinstance(parent, Tensor)
-    if leaf:
-        shape, dtype = parent.data.shape, parent.data.dtype
-    else:
-        shape, dtype = parent.output_shape, parent.output_dtype
-    if grad.__class__ is not np.ndarray:
-        grad = np.asarray(grad)
-    if grad.shape != shape:
-        grad = sum_to_shape(grad, shape, node, position)
-    if grad.dtype != dtype:
-        grad = grad.astype(dtype)
-    if leaf and not parent._hooks:
-        add_to_grad(parent, grad)
-        return grad
-    previous = grads.get(parent)  # a node, or a leaf with hooks: they see the total, once
-    grads[parent] = grad if previous is None else previous + grad
-    return grad
-
-
-def _made_by(root: Tensor) -> str:
+def _made_by(root: Any) -> str:
     return f" (made by {root.grad_fn.name})" if root.grad_fn is not None else ""
 
 
-def _root_gradient(root: Tensor, gradient: Any) -> np.ndarray:
+def root_gradient(root: Any, gradient: Any) -> np.ndarray:
+    """The gradient backward starts from: ones for a one-element root, else `gradient`."""
     if not root.requires_grad:
         raise RuntimeError(
             f"backward(): this tensor (shape {root.shape}) does not require grad and has no "
@@ -177,73 +277,37 @@ def _root_gradient(root: Tensor, gradient: Any) -> np.ndarray:
                 f"{root.shape}>."
             )
         return np.ones(root.shape, dtype=root.dtype)
-    gradient = np.asarray(gradient.data if isinstance(gradient, Tensor) else gradient)
-    if gradient.shape != root.shape:
+    raw = getattr(gradient, "data", gradient)
+    array = np.asarray(raw)
+    if array.dtype.kind not in "fiub":
+        raise TypeError(
+            f"backward(gradient=...): got {type(raw).__name__} data of dtype {array.dtype}; pass "
+            f"numbers: an array of shape {root.shape}."
+        )
+    if array.shape != root.shape:
         raise RuntimeError(
-            f"backward(gradient=...): the gradient has shape {gradient.shape} but the output "
+            f"backward(gradient=...): the gradient has shape {array.shape} but the output "
             f"has shape {root.shape}; they must be equal. Pass the gradient of what you are "
             f"differentiating with respect to this output{_made_by(root)}: one number per "
             "output element."
         )
-    return gradient.astype(root.dtype, copy=False)
+    return array.astype(root.dtype, copy=False)
 
 
-def backward_steps(
-    root: Tensor, gradient: Any = None, retain_graph: bool = False
-) -> Iterator[BackwardStep]:
-    """Run the backward pass from `root`, yielding one `BackwardStep` per node."""
-    grad_root = _root_gradient(root, gradient)
-    grads: dict = {}
-    if root.grad_fn is None:
-        accumulate(root, grad_root, grads, root, 0)
-    else:
-        grads[root.grad_fn] = grad_root
-        index = 0  # counts the steps yielded: nodes no gradient reaches are skipped
-        for node in topological_order(root.grad_fn):
-            grad_out = grads.pop(node, None)
-            if grad_out is None:
-                continue  # every consumer of this node's output returned None for it
-            if node.released:
-                raise RuntimeError(
-                    f"backward(): the graph was already released by an earlier backward() "
-                    f"(reached {node.name}, output shape {node.output_shape}). Pass "
-                    "retain_graph=True to the first backward() to run backward through the "
-                    "same graph twice, or recompute the forward pass."
-                )
-            for hook in node.output_hooks:
-                hooked = hook(grad_out)
-                grad_out = grad_out if hooked is None else np.asarray(hooked)
-            if node.retains_output_grad and node.output_ref() is not None:
-                add_to_grad(node.output_ref(), grad_out)
-            for callback in _observers.before_backward:
-                callback(node, grad_out)
-            grad_inputs = node.backward(node, grad_out)
-            if grad_inputs.__class__ is not tuple:
-                grad_inputs = (grad_inputs,)
-            if len(grad_inputs) != len(node.parents):
-                raise RuntimeError(
-                    f"{node.name}.backward returned {len(grad_inputs)} gradient(s) for "
-                    f"{len(node.parents)} input(s); return one entry per forward input, in "
-                    "order, with None where no gradient flows."
-                )
-            reduced = []
-            for position, (parent, needs, grad) in enumerate(
-                zip(node.parents, node.needs_input_grad, grad_inputs)
-            ):
-                needed = needs and grad is not None
-                reduced.append(accumulate(parent, grad, grads, node, position) if needed else None)
-            grad_inputs = tuple(reduced)
-            for callback in _observers.on_backward:
-                callback(node, grad_out, grad_inputs)
-            yield BackwardStep(index, node, grad_out, grad_inputs)
-            index += 1
-            if not retain_graph:
-                node.release()
-    for leaf, grad in grads.items():  # leaves with hooks: hooks see the total, as in PyTorch
-        for hook in leaf._hooks:
-            hooked = hook(grad)
-            grad = grad if hooked is None else np.asarray(hooked, dtype=leaf.dtype)
-        add_to_grad(leaf, grad)
+def graph_order(root_nodes: list) -> list:
+    """Every node reachable from `root_nodes`, each after the nodes that made its inputs (in
+    the order they were made). The graph renderer numbers its nodes in this order."""
+    seen = set(root_nodes)
+    stack = list(root_nodes)
+    while stack:
+        for parent in stack.pop().parents:
+            if isinstance(parent, Function) and parent not in seen:
+                seen.add(parent)
+                stack.append(parent)
+    return sorted(seen, key=lambda node: node.sequence)
 
 
-from .function import observers as _observers  # noqa: E402  (function.py imports tensor.py)
+def topological_order(root_node: Any) -> list:
+    """The nodes reachable from `root_node`, each before the nodes that made its inputs: the
+    order the backward pass visits them."""
+    return graph_order([root_node])[::-1]

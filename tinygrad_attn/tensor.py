@@ -2,12 +2,13 @@
 
 A `Tensor` holds `.data` (an `np.ndarray`), `.grad` (same shape and dtype, or None) and
 `.grad_fn` (the `Function` node that produced it; None for leaves). Every maths method is one
-line that hands the work to an op class (`def exp(self): return Exp.apply(self)`), so "go to
+line that hands the work to an op class (`def exp(self): return ops.Exp.apply(self)`), so "go to
 definition" on any method lands on the op's forward and backward.
 
 This module must not contain derivative code (that lives in `ops/`) nor walk the graph (the
-engine does). The op classes are imported once, at the bottom of this file, because they
-themselves build Tensors: that is the only import cycle in the package.
+engine does). It imports `ops` and `engine` as modules and looks the classes up when a method
+runs, so the import cycle (ops subclass Function, which makes Tensors) closes in one place, at
+the end of function.py.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
+
+from . import engine, ops
 
 _default_dtype = np.dtype(np.float32)
 _rng = np.random.default_rng()
@@ -215,6 +218,11 @@ class Tensor:
             self.grad_fn.output_name = value
 
     @property
+    def grad_like(self) -> tuple:
+        """(shape, dtype) that this tensor's gradient has: those of its data."""
+        return self.data.shape, self.data.dtype
+
+    @property
     def is_leaf(self) -> bool:
         """True for tensors made by the user (not by an op); their `.grad` is kept."""
         return self.grad_fn is None
@@ -291,14 +299,14 @@ class Tensor:
     # ----------------------------------------------------------- autograd hooks
     def backward(self, gradient: Any = None, retain_graph: bool = False) -> None:
         """Reverse-mode pass from this tensor: fills `.grad` of the leaves that require grad."""
-        for _step in backward_steps(self, gradient, retain_graph):
+        for _step in engine.backward_steps(self, gradient, retain_graph):
             pass
 
     def backward_steps(
         self, gradient: Any = None, retain_graph: bool = False
-    ) -> Iterator[BackwardStep]:
+    ) -> Iterator[engine.BackwardStep]:
         """The backward pass as a generator of `BackwardStep` records, one per graph node."""
-        return backward_steps(self, gradient, retain_graph)
+        return engine.backward_steps(self, gradient, retain_graph)
 
     def detach(self) -> Tensor:
         """A new leaf that shares this tensor's data and takes no gradient."""
@@ -320,6 +328,7 @@ class Tensor:
         """Keep `.grad` on this non-leaf tensor after backward (leaves always keep it)."""
         if self.grad_fn is not None:
             self.grad_fn.retains_output_grad = True
+            self.grad_fn.has_hooks = True
         elif not self.requires_grad:
             raise RuntimeError("retain_grad() on a tensor that does not require grad")
         return self
@@ -334,6 +343,7 @@ class Tensor:
             )
         if self.grad_fn is not None:
             self.grad_fn.output_hooks = (*self.grad_fn.output_hooks, hook)
+            self.grad_fn.has_hooks = True
             node = self.grad_fn
 
             def remove() -> None:
@@ -352,43 +362,43 @@ class Tensor:
         return other if other.__class__ is Tensor else as_constant(other, like=self)
 
     def __add__(self, other: Any) -> Tensor:
-        return Add.apply(self, self._operand(other))
+        return ops.Add.apply(self, self._operand(other))
 
     def __radd__(self, other: Any) -> Tensor:
-        return Add.apply(self._operand(other), self)
+        return ops.Add.apply(self._operand(other), self)
 
     def __sub__(self, other: Any) -> Tensor:
-        return Sub.apply(self, self._operand(other))
+        return ops.Sub.apply(self, self._operand(other))
 
     def __rsub__(self, other: Any) -> Tensor:
-        return Sub.apply(self._operand(other), self)
+        return ops.Sub.apply(self._operand(other), self)
 
     def __mul__(self, other: Any) -> Tensor:
-        return Mul.apply(self, self._operand(other))
+        return ops.Mul.apply(self, self._operand(other))
 
     def __rmul__(self, other: Any) -> Tensor:
-        return Mul.apply(self._operand(other), self)
+        return ops.Mul.apply(self._operand(other), self)
 
     def __truediv__(self, other: Any) -> Tensor:
-        return Div.apply(self, self._operand(other))
+        return ops.Div.apply(self, self._operand(other))
 
     def __rtruediv__(self, other: Any) -> Tensor:
-        return Div.apply(self._operand(other), self)
+        return ops.Div.apply(self._operand(other), self)
 
     def __pow__(self, exponent: Any) -> Tensor:
-        return Pow.apply(self, self._operand(exponent))
+        return ops.Pow.apply(self, self._operand(exponent))
 
     def __rpow__(self, base: Any) -> Tensor:
-        return Pow.apply(self._operand(base), self)
+        return ops.Pow.apply(self._operand(base), self)
 
     def __matmul__(self, other: Any) -> Tensor:
-        return MatMul.apply(self, self._operand(other))
+        return ops.MatMul.apply(self, self._operand(other))
 
     def __rmatmul__(self, other: Any) -> Tensor:
-        return MatMul.apply(self._operand(other), self)
+        return ops.MatMul.apply(self._operand(other), self)
 
     def __neg__(self) -> Tensor:
-        return Neg.apply(self)
+        return ops.Neg.apply(self)
 
     def __pos__(self) -> Tensor:
         return self
@@ -429,58 +439,58 @@ class Tensor:
         return self**exponent
 
     def neg(self) -> Tensor:
-        return Neg.apply(self)
+        return ops.Neg.apply(self)
 
     def exp(self) -> Tensor:
-        return Exp.apply(self)
+        return ops.Exp.apply(self)
 
     def log(self) -> Tensor:
-        return Log.apply(self)
+        return ops.Log.apply(self)
 
     def sqrt(self) -> Tensor:
-        return Sqrt.apply(self)
+        return ops.Sqrt.apply(self)
 
     def tanh(self) -> Tensor:
-        return Tanh.apply(self)
+        return ops.Tanh.apply(self)
 
     def sigmoid(self) -> Tensor:
-        return Sigmoid.apply(self)
+        return ops.Sigmoid.apply(self)
 
     def relu(self) -> Tensor:
-        return Relu.apply(self)
+        return ops.Relu.apply(self)
 
     def abs(self) -> Tensor:
-        return Abs.apply(self)
+        return ops.Abs.apply(self)
 
     def erf(self) -> Tensor:
-        return Erf.apply(self)
+        return ops.Erf.apply(self)
 
     # ----------------------------------------------------------------- reductions
     def sum(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor:
-        return Sum.apply(self, axis=axis, keepdims=keepdims)
+        return ops.Sum.apply(self, axis=axis, keepdims=keepdims)
 
     def mean(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor:
-        return Mean.apply(self, axis=axis, keepdims=keepdims)
+        return ops.Mean.apply(self, axis=axis, keepdims=keepdims)
 
     def max(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor:
         """Largest value; where several elements tie, the gradient is split evenly among them."""
-        return Max.apply(self, axis=axis, keepdims=keepdims)
+        return ops.Max.apply(self, axis=axis, keepdims=keepdims)
 
     def var(
         self, axis: int | Sequence[int] | None = None, keepdims: bool = False, ddof: int = 0
     ) -> Tensor:
-        return Var.apply(self, axis=axis, keepdims=keepdims, ddof=ddof)
+        return ops.Var.apply(self, axis=axis, keepdims=keepdims, ddof=ddof)
 
     # ---------------------------------------------------------------------- shape
     def reshape(self, *shape: Any) -> Tensor:
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
-        return Reshape.apply(self, shape=shape)
+        return ops.Reshape.apply(self, shape=shape)
 
     def transpose(self, *axes: Any) -> Tensor:
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
             axes = tuple(axes[0])
-        return Transpose.apply(self, axes=axes or None)
+        return ops.Transpose.apply(self, axes=axes or None)
 
     def swapaxes(self, axis1: int, axis2: int) -> Tensor:
         axes = list(range(self.ndim))
@@ -491,30 +501,30 @@ class Tensor:
                 f"swapaxes({axis1}, {axis2}): axis out of range for a tensor of shape "
                 f"{self.shape} ({self.ndim} axes)"
             ) from None
-        return Transpose.apply(self, axes=tuple(axes))
+        return ops.Transpose.apply(self, axes=tuple(axes))
 
     def unsqueeze(self, axis: int) -> Tensor:
-        return Reshape.apply(self, shape=_unsqueezed_shape(self.shape, axis))
+        return ops.Reshape.apply(self, shape=_unsqueezed_shape(self.shape, axis))
 
     def squeeze(self, axis: int | Sequence[int] | None = None) -> Tensor:
-        return Reshape.apply(self, shape=_squeezed_shape(self.shape, axis))
+        return ops.Reshape.apply(self, shape=_squeezed_shape(self.shape, axis))
 
     def __getitem__(self, index: Any) -> Tensor:
-        return GetItem.apply(self, index=_plain_index(index))
+        return ops.GetItem.apply(self, index=_plain_index(index))
 
     # ---------------------------------------------------------- attention blocks
     def matmul(self, other: Any) -> Tensor:
-        return MatMul.apply(self, self._operand(other))
+        return ops.MatMul.apply(self, self._operand(other))
 
     def softmax(self, axis: int = -1) -> Tensor:
-        return Softmax.apply(self, axis=axis)
+        return ops.Softmax.apply(self, axis=axis)
 
     def log_softmax(self, axis: int = -1) -> Tensor:
-        return LogSoftmax.apply(self, axis=axis)
+        return ops.LogSoftmax.apply(self, axis=axis)
 
     def masked_fill(self, mask: Any, value: float) -> Tensor:
         """Where `mask` is True, put `value`; elsewhere keep self (no gradient where filled)."""
-        return MaskedFill.apply(self, as_constant(mask), value=value)
+        return ops.MaskedFill.apply(self, as_constant(mask), value=value)
 
 
 def _plain_index(index: Any) -> Any:
@@ -594,48 +604,15 @@ def randn(*shape: Any, requires_grad: bool = False, dtype: Any = None) -> Tensor
 
 def concatenate(tensors: Sequence[Any], axis: int = 0) -> Tensor:
     """Join tensors along an existing axis (`np.concatenate`)."""
-    return Concatenate.apply(*tensors, axis=axis)
+    return ops.Concatenate.apply(*tensors, axis=axis)
 
 
 def stack(tensors: Sequence[Any], axis: int = 0) -> Tensor:
     """Join tensors along a new axis (`np.stack`)."""
-    return Stack.apply(*tensors, axis=axis)
+    return ops.Stack.apply(*tensors, axis=axis)
 
 
 def where(condition: Any, a: Any, b: Any) -> Tensor:
     """`a` where `condition` is True, else `b` (broadcasting); no gradient to `condition`."""
     like = a if isinstance(a, Tensor) else b if isinstance(b, Tensor) else None
-    return Where.apply(as_constant(condition), as_constant(a, like), as_constant(b, like))
-
-
-# The one import cycle: the ops build Tensors, and Tensor's methods call the ops.
-from .engine import BackwardStep, backward_steps  # noqa: E402
-from .ops.attention import ScaledDotProductAttention  # noqa: E402,F401
-from .ops.elementwise import (  # noqa: E402
-    Abs,
-    Add,
-    Div,
-    Erf,
-    Exp,
-    Log,
-    Mul,
-    Neg,
-    Pow,
-    Relu,
-    Sigmoid,
-    Sqrt,
-    Sub,
-    Tanh,
-)
-from .ops.matmul import MatMul  # noqa: E402
-from .ops.movement import (  # noqa: E402
-    Concatenate,
-    GetItem,
-    MaskedFill,
-    Reshape,
-    Stack,
-    Transpose,
-    Where,
-)
-from .ops.reduce import Max, Mean, Sum, Var  # noqa: E402
-from .ops.softmax import LogSoftmax, Softmax  # noqa: E402
+    return ops.Where.apply(as_constant(condition), as_constant(a, like), as_constant(b, like))

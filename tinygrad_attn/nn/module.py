@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..function import observers
+from ..state import observers
 from ..tensor import Tensor
 
 

@@ -61,6 +61,8 @@ _NODE_ATTRIBUTES = frozenset(
         "released",
         "output_hooks",
         "retains_output_grad",
+        "sequence",
+        "has_hooks",
         "shape",
         "dtype",
     }

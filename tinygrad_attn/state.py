@@ -1,0 +1,103 @@
+"""Per-thread switches the core reads: grad mode, and the observers debugging tools plug into.
+
+`no_grad()` / `enable_grad()` turn graph recording off and on (as PyTorch's grad_mode.py), and
+`observers` holds the callbacks that anomaly mode, op tracing, module scopes and the graph
+recorder install. Both are per thread: a thread inside `no_grad()` or `detect_anomaly()` changes
+nothing for another thread.
+
+This module imports nothing from the package, so any module may import it; it must not hold
+anything that reads or builds the graph.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable
+from typing import Any
+
+
+class _GradMode(threading.local):
+    enabled = True
+
+
+grad_mode = _GradMode()
+
+
+def is_grad_enabled() -> bool:
+    """True unless inside `no_grad()` (per thread, as in PyTorch)."""
+    return grad_mode.enabled
+
+
+class _SetGradMode:
+    """Context manager and decorator that sets grad mode for the current thread."""
+
+    mode = True
+
+    def __enter__(self) -> None:
+        self._previous = grad_mode.enabled
+        grad_mode.enabled = self.mode
+
+    def __exit__(self, *exc: object) -> None:
+        grad_mode.enabled = self._previous
+
+    def __call__(self, fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with self.__class__():
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+
+class no_grad(_SetGradMode):
+    """`with ta.no_grad():` (or `@ta.no_grad()`) runs ops without recording a graph."""
+
+    mode = False
+
+
+class enable_grad(_SetGradMode):
+    """`with ta.enable_grad():` records a graph again inside a `no_grad` block."""
+
+    mode = True
+
+
+def _no_site() -> str | None:
+    return None
+
+
+class GraphObservers(threading.local):
+    """Callbacks that debugging tools install, per thread; `active` is the one flag the core
+    checks, so observers cost nothing while none is installed.
+
+    - `on_forward(node, inputs, out)` runs after each forward (`node` is the ctx, recorded or not);
+    - `before_backward(node, grad_out)` just before an op's backward;
+    - `on_backward(node, grad_out, grad_inputs)` after it, BEFORE any gradient is accumulated (so
+      a check that raises leaves every `.grad` untouched; `grad_inputs` are as the op returned);
+    - `record_sites` > 0 asks `apply` to note where user code created each node, with
+      `site_finder()` ("file.py:12 in fn");
+    - `scope`: the stack of module paths being called (graph clusters name their module).
+    """
+
+    def __init__(self) -> None:
+        self.on_forward: list[Callable] = []
+        self.before_backward: list[Callable] = []
+        self.on_backward: list[Callable] = []
+        self.record_sites = 0
+        self.site_finder: Callable[[], str | None] = _no_site
+        self.scope: list[str] = []
+        self.active = False
+
+    def update(self) -> None:
+        """Recompute `active`; call after changing any list or `record_sites`."""
+        self.active = bool(
+            self.on_forward or self.before_backward or self.on_backward or self.record_sites
+        )
+
+
+observers = GraphObservers()
+
+
+def set_creation_site_finder(finder: Callable[[], str | None]) -> None:
+    """Install the function that says where (file:line) user code created a node."""
+    observers.site_finder = finder
