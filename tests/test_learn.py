@@ -106,6 +106,12 @@ def test_every_and_force_and_due():
     assert [f.loss for f in rec.frames] == [0.0, 10.0, 20.0, 22.0]
 
 
+def test_a_module_can_be_given_as_its_parameters():
+    head = nn.SelfAttention(3)
+    frame = Recorder().record(0, params=head)
+    assert list(frame.params) == ["query.weight", "key.weight", "value.weight"]
+
+
 def test_a_parameter_without_gradient_is_recorded_as_none():
     w = Tensor(np.ones((2, 2)), requires_grad=True, name="w")
     frame = Recorder().record(0, params={"w": w})
@@ -330,7 +336,8 @@ class Page:
         return self.driver.execute_script(
             """const t = document.querySelector(
                  `[data-table="${arguments[0]}"] table[data-head="${arguments[1]}"]`);
-               return [...t.tBodies[0].rows].map(r => [...r.cells].map(c => Number(c.dataset.v)));
+               return [...t.tBodies[0].rows].map(r =>
+                 [...r.querySelectorAll('td')].map(c => Number(c.dataset.v)));
             """,
             number,
             head,
@@ -377,14 +384,42 @@ def test_moving_the_slider_changes_the_attention_table(browser, head_page):
     page = Page(browser, path)
     before = page.table()
     slider = page.find("#tl-slider")
-    ActionChains(browser).click_and_hold(slider).move_by_offset(slider.size["width"] // 3, 0)
-    ActionChains(browser).release().perform()
+    # from the slider's middle (where selenium grabs it) a quarter of its width to the right
     ActionChains(browser).drag_and_drop_by_offset(slider, slider.size["width"] // 4, 0).perform()
     moved = page.index()
-    assert moved > 10
+    frames = len(page_data(path)["steps"])
+    assert 0.6 * frames < moved < 0.9 * frames
     after = page.table()
     assert after != before
+    # back past the slider's left end
+    ActionChains(browser).drag_and_drop_by_offset(
+        slider, -slider.size["width"] // 2 - 5, 0
+    ).perform()
+    assert page.index() == 0 and page.table() == before
     assert page.errors() == []
+
+
+def test_a_page_with_little_recorded_still_works(browser, tmp_path):
+    rec = Recorder()
+    bias = Tensor(np.zeros(3), requires_grad=True, name="bias")
+    for step in range(4):
+        heads = np.full((2, 3, 3), 1 / 3) + step * np.eye(3) / 10  # (H, T, T)
+        rec.record(step, attention={"two heads": heads}, params={"bias": bias})  # no grads
+    only_loss = Recorder()
+    for step in range(3):
+        only_loss.record(step, loss=1.0 / (step + 1))
+    for name, recorder in (("heads", rec), ("loss", only_loss)):
+        page = Page(browser, recorder.page().save(tmp_path / f"{name}.html"))
+        page.press("END")
+        assert page.index() == len(recorder.frames) - 1
+        assert page.errors() == []
+        if name == "heads":
+            assert page.table(head=1)[0] == pytest.approx([0.633, 0.333, 0.333], abs=1e-3)
+            scale = page.find('[data-param="bias"] .tl-scale').text
+            assert "no gradient" in page.find('[data-param="bias"]').text, scale
+        else:
+            assert not page.find("#tl-attention").is_displayed()
+            assert "loss 0.5000 → 0.3333" in page.find("#tl-explain").text
 
 
 def test_at_the_last_frame_orange_gives_earth_more_weight(browser, head_page):

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from .. import Tensor
+from ..nn import Module
 
 
 def _copy(value: Any, what: str) -> np.ndarray:
@@ -135,7 +136,7 @@ class Recorder:
         *,
         loss: Any = None,
         attention: Mapping[str, Any] | None = None,
-        params: Mapping[str, Tensor] | Iterable[tuple[str, Tensor]] | None = None,
+        params: Module | Mapping[str, Tensor] | Iterable[tuple[str, Tensor]] | None = None,
         grads: bool = True,
         values: Mapping[str, Any] | None = None,
         force: bool = False,
@@ -143,8 +144,9 @@ class Recorder:
         """Copy what the page should show of `step`; returns the frame, or None if skipped.
 
         `loss`: a one-element Tensor or a number. `attention`: `{name: (T, T) or (H, T, T)}`
-        tables (Tensor or array). `params`: named parameters (`model.named_parameters()` or a
-        dict); with `grads=True` their `.grad` is copied too. `values`: other numbers to plot.
+        tables (Tensor or array). `params`: named parameters (a Module, its
+        `named_parameters()` or a dict); with `grads=True` their `.grad` is copied too.
+        `values`: other numbers to plot.
         """
         if not isinstance(step, (int, np.integer)):
             raise TypeError(f"Recorder.record: step must be an int, got {type(step).__name__}")
@@ -159,6 +161,8 @@ class Recorder:
         frame = Frame(step, None if loss is None else _float(loss))
         for name, table in (attention or {}).items():
             frame.attention[str(name)] = _copy(table, f"attention[{name!r}]")
+        if isinstance(params, Module):
+            params = params.named_parameters()
         items = params.items() if isinstance(params, Mapping) else (params or ())
         for name, param in items:
             frame.params[name] = _copy(param, f"parameter {name!r}")
