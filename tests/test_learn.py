@@ -10,10 +10,12 @@ import html
 import json
 import os
 import re
+import runpy
 import shutil
 import tempfile
 import time
 import weakref
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,8 +24,9 @@ import tinygrad_attn as ta
 from tinygrad_attn import Tensor, demo, nn, optim
 from tinygrad_attn import functional as F
 from tinygrad_attn.__main__ import main as cli
+from tinygrad_attn.viz import learn_models
 from tinygrad_attn.viz.learn import LearningPage
-from tinygrad_attn.viz.learn_runs import record_article_head
+from tinygrad_attn.viz.learn_runs import record_article_head, transformer_attention
 from tinygrad_attn.viz.record import Recorder
 
 CHROMIUM = "/usr/bin/chromium"
@@ -138,6 +141,71 @@ def test_recorder_misuse_is_explained():
         Recorder().page()
     with pytest.raises(TypeError, match="expected a Recorder"):
         LearningPage([1, 2])
+
+
+# ------------------------------------------------------------------------------ the demos' models
+DEMOS = Path(__file__).resolve().parent.parent / "demos"
+
+
+def demo_names(script: str) -> dict:
+    """What a demo script defines (run as a module, not as __main__: its training does not
+    run), falling back to the package's demo module the script imports from, if any."""
+    namespace = runpy.run_path(str(DEMOS / script), run_name="learn_under_test")
+    module = namespace.get("demo")
+    return {**(vars(module) if module is not None else {}), **namespace}
+
+
+def test_the_classifier_is_demo_2s():
+    theirs = demo_names("02_learning_orange.py")
+    assert tuple(theirs["VOCAB"]) == learn_models.VOCAB
+    make = theirs.get("make_data") or theirs["make_orange_data"]
+    data = make(40, seed=3)
+    data = (data.ids, data.position, data.label) if hasattr(data, "ids") else data
+    for a, b in zip(data, learn_models.orange_sentences(40, seed=3)):
+        np.testing.assert_array_equal(a, b)
+    ta.manual_seed(5)
+    mine = learn_models.OrangeSenseModel(len(learn_models.VOCAB))
+    ta.manual_seed(5)
+    model = theirs["OrangeSenseModel"](len(learn_models.VOCAB))
+    assert list(mine.state_dict()) == list(model.state_dict())
+    for name, value in model.state_dict().items():
+        np.testing.assert_array_equal(mine.state_dict()[name], value, err_msg=name)
+    ids, position, _ = learn_models.orange_sentences(8, seed=4)
+    np.testing.assert_array_equal(mine(ids, position).data, model(ids, position).data)
+
+
+def test_the_transformer_is_demo_3s():
+    theirs = demo_names("03_causal_transformer.py")
+    assert theirs["SEPARATOR"] == learn_models.SEPARATOR
+    a = theirs["reverse_examples"](np.random.default_rng(2), 5, 6)
+    np.testing.assert_array_equal(a, learn_models.reverse_examples(np.random.default_rng(2), 5, 6))
+    ta.manual_seed(5)
+    mine = learn_models.TinyTransformer(11, 13)
+    ta.manual_seed(5)
+    model = theirs["TinyTransformer"](11, 13)
+    assert list(mine.state_dict()) == list(model.state_dict())
+    for name, value in model.state_dict().items():
+        np.testing.assert_array_equal(mine.state_dict()[name], value, err_msg=name)
+    np.testing.assert_array_equal(mine(a[:, :-1]).data, model(a[:, :-1]).data)
+
+
+def test_transformer_attention_is_the_blocks_own():
+    ta.manual_seed(1)
+    model = learn_models.TinyTransformer(11, 13)
+    ids = learn_models.reverse_examples(np.random.default_rng(0), 2, 6)[:, :-1]  # (2, 12)
+    tables = transformer_attention(model, ids)
+    assert len(tables) == 2 and tables[0].shape == (2, 2, 12, 12)
+    np.testing.assert_allclose(tables[0].sum(-1), 1, rtol=1e-5)
+    assert np.all(np.triu(tables[1], k=1) == 0)  # causal
+    # the first block's output through its own forward equals the attention applied by hand
+    block = model.blocks[0]
+    with ta.no_grad():
+        x = model.tokens(ids) + model.positions(np.arange(12))  # (B, T, E)
+        a = block.ln1(x)
+        v = block.attn.v_proj(a).data.reshape(2, 12, 2, 16).swapaxes(1, 2)  # (B, H, T, D)
+        mixed = (tables[0] @ v).swapaxes(1, 2).reshape(2, 12, 32)  # (B, T, E)
+        by_hand = block.attn.out_proj(Tensor(mixed)).data
+        np.testing.assert_allclose(by_hand, block.attn(a).data, rtol=1e-4, atol=1e-6)
 
 
 # ------------------------------------------------------------------------------ the page data

@@ -33,20 +33,17 @@ import numpy as np
 
 from .. import functional as F
 from .. import manual_seed, nn, no_grad, optim
-from ..demo import (
-    FEATURES,
+from ..demo import FEATURES, SENTENCES, sense_loss, tokenize
+from .learn import LearningPage
+from .learn_models import (
     SENSE_NAMES,
-    SENTENCES,
     SEPARATOR,
     VOCAB,
     OrangeSenseModel,
     TinyTransformer,
-    make_orange_data,
+    orange_sentences,
     reverse_examples,
-    sense_loss,
-    tokenize,
 )
-from .learn import LearningPage
 from .record import Recorder
 
 MODELS = ("head", "classifier", "transformer")
@@ -94,8 +91,8 @@ def record_orange_classifier(
     """Demo 2's training (full-batch Adam on generated sentences), recorded at every step,
     with where "orange" looks in two probe sentences and the held-out accuracy."""
     manual_seed(seed)
-    train = make_orange_data(train_size, seed=seed)
-    test = make_orange_data(256, seed=seed + 1000)
+    ids, position, label = orange_sentences(train_size, seed=seed)  # (N, T), (N,), (N,)
+    test_ids, test_position, test_label = orange_sentences(256, seed=seed + 1000)
     model = OrangeSenseModel(len(VOCAB))
     opt = optim.Adam(model.parameters(), lr=lr)
     probe_tokens = [p.split() for p in PROBES]
@@ -109,15 +106,15 @@ def record_orange_classifier(
     rec.note("classify.weight", f"reads the attention output at “orange”: {SENSE_NAMES}")
     for step in range(steps + 1):
         opt.zero_grad()
-        logits = model(train.ids, train.position)  # (N, 2)
-        loss = F.cross_entropy(logits, train.label)
+        logits = model(ids, position)  # (N, 2)
+        loss = F.cross_entropy(logits, label)
         loss.backward()
         if rec.due(step) or step == steps:
             with no_grad():
                 probe_logits = model(probe_ids, probe_at)  # (2, 2)
                 tables = model.attn.attn_weights.data  # (2, T, T)
-                test_logits = model(test.ids, test.position)  # (M, 2)
-            accuracy = float((test_logits.data.argmax(-1) == test.label).mean())
+                test_logits = model(test_ids, test_position)  # (M, 2)
+            accuracy = float((test_logits.data.argmax(-1) == test_label).mean())
             chance = np.exp(probe_logits.data - probe_logits.data.max(-1, keepdims=True))
             chance /= chance.sum(-1, keepdims=True)  # (2, 2) softmax
             rec.record(
