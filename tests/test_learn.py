@@ -16,6 +16,7 @@ import tempfile
 import time
 import weakref
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -26,7 +27,12 @@ from tinygrad_attn import functional as F
 from tinygrad_attn.__main__ import main as cli
 from tinygrad_attn.viz import learn_models
 from tinygrad_attn.viz.learn import LearningPage
-from tinygrad_attn.viz.learn_runs import record_article_head, transformer_attention
+from tinygrad_attn.viz.learn_runs import (
+    one_blas_thread,
+    openblas_threads,
+    record_article_head,
+    transformer_attention,
+)
 from tinygrad_attn.viz.record import Recorder
 
 CHROMIUM = "/usr/bin/chromium"
@@ -150,7 +156,9 @@ DEMOS = Path(__file__).resolve().parent.parent / "demos"
 def demo_names(script: str) -> dict:
     """What a demo script defines (run as a module, not as __main__: its training does not
     run), falling back to the package's demo module the script imports from, if any."""
-    namespace = runpy.run_path(str(DEMOS / script), run_name="learn_under_test")
+    # the scripts set OPENBLAS_NUM_THREADS, too late to act in this process: not for us
+    with mock.patch.dict(os.environ), one_blas_thread():
+        namespace = runpy.run_path(str(DEMOS / script), run_name="learn_under_test")
     module = namespace.get("demo")
     return {**(vars(module) if module is not None else {}), **namespace}
 
@@ -206,6 +214,21 @@ def test_transformer_attention_is_the_blocks_own():
         mixed = (tables[0] @ v).swapaxes(1, 2).reshape(2, 12, 32)  # (B, T, E)
         by_hand = block.attn.out_proj(Tensor(mixed)).data
         np.testing.assert_allclose(by_hand, block.attn(a).data, rtol=1e-4, atol=1e-6)
+
+
+def test_training_runs_on_one_blas_thread_and_restores_it():
+    get, set_ = openblas_threads()
+    if get is None:
+        pytest.skip("NumPy is not linked with its bundled OpenBLAS here")
+    before = get()
+    with mock.patch.dict(os.environ, {"OPENBLAS_NUM_THREADS": str(before + 1)}):
+        with one_blas_thread():  # set, but not in effect: one thread all the same
+            assert get() == 1
+    assert get() == before
+    if before > 1:
+        with mock.patch.dict(os.environ, {"OPENBLAS_NUM_THREADS": str(before)}):
+            with one_blas_thread():  # the user's setting, in effect: kept
+                assert get() == before
 
 
 # ------------------------------------------------------------------------------ the page data
@@ -307,6 +330,16 @@ def test_a_name_with_markup_cannot_break_the_page():
     data = json.loads(re.search(r'id="tl-data">(.*?)</script>', text, re.S).group(1))
     assert data["tables"][0]["name"] == "</script><script>alert(1)</script>"
     assert data["tables"][0]["cols"] == ["a", "__DATA__"]
+
+
+def test_cells_zero_in_every_frame_are_drawn_as_masked():
+    rec = Recorder()
+    causal = np.tril(np.ones((3, 3))) / np.arange(1, 4)[:, None]  # (T, T), rows sum to 1
+    for step in range(3):
+        table = causal.copy()
+        table[2, 0] = 0.0 if step == 1 else table[2, 0]  # zero once is not masked
+        rec.record(step, attention={"causal": table})
+    assert rec.page().data["tables"][0]["masked"] == [1, 2, 5]  # the upper triangle
 
 
 def test_page_options_are_checked(head_run):

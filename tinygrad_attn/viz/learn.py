@@ -191,12 +191,14 @@ def _table(recorder: Recorder, frames: list[Frame], name: str) -> dict[str, Any]
     if len(rows) != rows_n or len(cols) != cols_n:
         rows, cols = [str(i) for i in range(rows_n)], [str(j) for j in range(cols_n)]
     series = []
+    never = np.ones(heads * rows_n * cols_n, dtype=bool)  # cells that are 0 in every frame
     for f in frames:
         table = f.attention.get(name)
         if table is None or table.shape != shape:
             series.append(None)
             continue
         flat = np.nan_to_num(table.astype(np.float64)).reshape(-1)  # heads * rows * cols
+        never &= flat == 0
         series.append([round(float(v), 3) for v in flat])
     return {
         "name": name,
@@ -206,6 +208,8 @@ def _table(recorder: Recorder, frames: list[Frame], name: str) -> dict[str, Any]
         "head_names": _head_names(shape[:-2]),
         "note": recorder.notes.get(name, ""),
         "frames": series,
+        # exactly 0 in every frame: masked (a causal mask's upper triangle), drawn empty
+        "masked": np.flatnonzero(never).tolist() if len(frames) > 1 else [],
     }
 
 

@@ -26,7 +26,7 @@ import ctypes
 import glob
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -245,16 +245,9 @@ def learning_page(model: str = "head") -> LearningPage:
     return rec.page(focus=focus, description=DESCRIPTIONS[model])
 
 
-@contextlib.contextmanager
-def one_blas_thread() -> Iterator[None]:
-    """Run with one OpenBLAS thread (NumPy's bundled OpenBLAS), unless OPENBLAS_NUM_THREADS is
-    set. The matrices here are tiny: extra BLAS threads cost more than they save, and on a
-    busy machine they spin against other processes (demo 3: 1.5 s alone, 25 s measured once
-    on a loaded 2-core box). The variable cannot help once NumPy is imported, as it is by the
-    time a command runs, so this asks the library itself; without it, nothing changes."""
-    if "OPENBLAS_NUM_THREADS" in os.environ:
-        yield
-        return
+def openblas_threads() -> tuple[Callable[[], int] | None, Callable[[int], None] | None]:
+    """The get/set thread-count functions of the OpenBLAS NumPy ships with (wheels from PyPI),
+    or (None, None) for any other BLAS."""
     libs = glob.glob(os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy.libs", "*"))
     lib = None
     for path in libs:
@@ -264,10 +257,23 @@ def one_blas_thread() -> Iterator[None]:
             break
     get = getattr(lib, "scipy_openblas_get_num_threads64_", None)
     set_ = getattr(lib, "scipy_openblas_set_num_threads64_", None)
-    if get is None or set_ is None:
+    return (get, set_) if get is not None and set_ is not None else (None, None)
+
+
+@contextlib.contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """Run with one OpenBLAS thread (NumPy's bundled OpenBLAS), unless OPENBLAS_NUM_THREADS
+    is in effect. The matrices here are tiny: extra BLAS threads cost more than they save, and
+    on a busy machine they spin against other processes (demo 3: 1.5 s alone, 25 s measured
+    once on a loaded 2-core box). The variable cannot help once NumPy is imported, as it is by
+    the time a command runs, so this asks the library itself. The variable counts as in effect
+    when the library runs that many threads (set after NumPy's import, e.g. by a demo script
+    run in the same process, it is not). Without the library's functions, nothing changes."""
+    get, set_ = openblas_threads()
+    before = get() if get is not None else None
+    if set_ is None or before is None or os.environ.get("OPENBLAS_NUM_THREADS") == str(before):
         yield
         return
-    before = get()
     set_(1)
     try:
         yield

@@ -79,13 +79,21 @@
           list.push(td);
         }
       }
+      for (const k of t.masked) {
+        if (k >= h * R * C && k < (h + 1) * R * C) {
+          list[k - h * R * C].className = "tl-masked";
+          list[k - h * R * C].title = "masked: 0 at every step";
+        }
+      }
       cells.push(list);
       box.appendChild(table);
       heads.appendChild(box);
     }
     card.appendChild(heads);
     root.querySelector("#tl-tables").appendChild(card);
-    return { t, cells, R, C, showText: C <= 16 };
+    const masked = new Uint8Array(t.heads * R * C);
+    for (const k of t.masked) masked[k] = 1;
+    return { t, cells, R, C, masked, showText: C <= 16 };
   }
 
   function drawTable(view, i) {
@@ -94,6 +102,7 @@
     for (let h = 0; h < view.cells.length; h++) {
       const list = view.cells[h];
       for (let k = 0; k < per; k++) {
+        if (view.masked[h * per + k]) continue;
         const td = list[k];
         const v = values ? values[h * per + k] : null;
         if (v === null) {
