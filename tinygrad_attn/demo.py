@@ -21,8 +21,8 @@ import numpy as np
 
 from . import functional as F
 from . import nn, optim
-from .state import no_grad
 from .gradcheck import gradcheck
+from .state import no_grad
 from .tensor import Tensor, get_default_dtype, manual_seed, set_default_dtype
 
 Log = Callable[[str], None]

@@ -37,10 +37,9 @@ def backward_steps(root: Any, gradient: Any = None, retain_graph: bool = False) 
         node = heapq.heappop(ready)[1]  # largest number left: all its consumers have run
         grad_out = grads.pop(node)
         if node.has_hooks or observers.active:
-            grad_out = before_backward(node, grad_out)
-        grad_inputs = node.backward(node, grad_out)  # the op's calculus: one entry per input
-        if observers.active:
-            after_backward(node, grad_out, grad_inputs)  # (anomaly checks: before any .grad)
+            grad_out, grad_inputs = watched_backward(node, grad_out)  # hooks, anomaly checks
+        else:
+            grad_inputs = node.backward(node, grad_out)  # the op's calculus: one per input
         grad_inputs = hand_out(node, grad_inputs, grads, ready)
         yield BackwardStep(next(index), node, grad_out, grad_inputs)
         if not retain_graph:
@@ -52,32 +51,28 @@ def hand_out(node: Function, grad_inputs: Any, grads: dict, ready: list) -> tupl
     """Give each input that needs one its gradient; returns them summed to the inputs' shapes."""
     if grad_inputs.__class__ is not tuple or len(grad_inputs) != len(node.parents):
         grad_inputs = check_arity(node, grad_inputs)
-    return tuple(
-        [
-            accumulate(parent, grad, grads, ready, node, i) if needs and grad is not None else None
-            for i, (parent, needs, grad) in enumerate(
-                zip(node.parents, node.needs_input_grad, grad_inputs)
-            )
-        ]
-    )
+    todo = zip(node.parents, node.needs_input_grad, grad_inputs)
+    return tuple([accumulate(p, g if n else None, grads, ready, node) for p, n, g in todo])
 
 
-def accumulate(parent: Any, grad: Any, grads: dict, ready: list, node: Any, i: int) -> Any:
-    """THE place gradients add up. `parent` is where `node`'s input `i` came from: the node that
-    made it (the gradient waits in `grads` until that node's turn) or a leaf tensor (it is added
-    to its `.grad`). `grad` is first summed to the input's shape (un-broadcasting) and cast to its
-    dtype. Returns that reduced gradient."""
-    made = isinstance(parent, Function)
-    shape, dtype = (parent.output_shape, parent.output_dtype) if made else parent.grad_like
-    if grad.__class__ is not np.ndarray or grad.shape != shape or grad.dtype != dtype:
-        grad = fit(grad, shape, dtype, node, i)
-    if not (made or parent._hooks):
-        add_to_grad(parent, grad)
-        return grad
-    previous = grads.get(parent)  # a node, or a leaf with hooks (they see the total, once)
-    grads[parent] = grad if previous is None else previous + grad
-    if previous is None and made:
+def accumulate(parent: Any, grad: Any, grads: dict, ready: list, node: Function) -> Any:
+    """THE place gradients add up. `parent` is where one of `node`'s inputs came from: the node
+    that made it (the gradient waits in `grads` until that node's turn) or a leaf tensor (it is
+    added to its `.grad`). `grad` is first summed to the input's shape (un-broadcasting) and cast
+    to its dtype. Returns that reduced gradient (None where no gradient flows)."""
+    if grad is None:
+        return None
+    if grad.__class__ is not np.ndarray or (grad.shape, grad.dtype) != parent.grad_like:
+        grad = fit(grad, parent, node)
+    if parent in grads:  # a node that already has a gradient, or a leaf with hooks
+        grads[parent] = grads[parent] + grad
+    elif isinstance(parent, Function):  # its first gradient: it joins the heap
+        grads[parent] = grad
         heapq.heappush(ready, (-parent.sequence, parent))
+    elif parent._hooks:  # a leaf with hooks: they see its total gradient, once (`finish`)
+        grads[parent] = grad
+    else:
+        return add_to_grad(parent, grad)
     return grad
 
 
@@ -146,7 +141,7 @@ def start(root: Any, gradient: Any) -> tuple[dict, list]:
     grads: dict = {}
     ready: list = []
     if root.grad_fn is None:
-        accumulate(root, grad_root, grads, ready, root, 0)
+        accumulate(root, grad_root, grads, ready, None)
     elif root.grad_fn.released:
         raise RuntimeError(
             f"backward(): the graph was already released by an earlier backward() (reached "
@@ -168,6 +163,17 @@ def finish(grads: dict) -> None:
             if hooked is not None:
                 grad = checked_hook_result(hooked, grad, hook, leaf.name or "a leaf")
         add_to_grad(leaf, grad)
+
+
+def watched_backward(node: Function, grad_out: np.ndarray) -> tuple:
+    """The op's backward, with what watches it: hooks on the node's output and `retain_grad`
+    first, then observers before and after (after: before anything is accumulated, so a check
+    that raises leaves every `.grad` untouched). Returns (grad_out, grad_inputs)."""
+    grad_out = before_backward(node, grad_out)
+    grad_inputs = node.backward(node, grad_out)
+    if observers.on_backward:
+        after_backward(node, grad_out, grad_inputs)
+    return grad_out, grad_inputs
 
 
 def before_backward(node: Function, grad_out: np.ndarray) -> np.ndarray:
@@ -218,42 +224,49 @@ def check_arity(node: Function, grad_inputs: Any) -> tuple:
     )
 
 
-def fit(grad: Any, shape: tuple, dtype: np.dtype, node: Function, i: int) -> np.ndarray:
+def fit(grad: Any, parent: Any, node: Function) -> np.ndarray:
     """`grad` as an ndarray of the input's shape (summing out broadcast axes) and dtype."""
+    shape, dtype = parent.grad_like
     if grad.__class__ is not np.ndarray:
         grad = np.asarray(grad)
         if grad.dtype.kind not in "fiub":
             raise TypeError(
-                f"{node.name}.backward returned {grad.dtype} data for input {i}; a gradient "
-                "must be a float array (or a number)."
+                f"{node.name}.backward returned {grad.dtype} data for input "
+                f"{_position(node, parent)}; a gradient must be a float array (or a number)."
             )
     if grad.shape != shape:
-        grad = sum_to_shape(grad, shape, node, i)
+        grad = sum_to_shape(grad, shape, node, parent)
     if grad.dtype != dtype:
         grad = grad.astype(dtype)
     return grad
 
 
-def sum_to_shape(grad: np.ndarray, shape: tuple, node: Any, position: int) -> np.ndarray:
+def _position(node: Any, parent: Any) -> int:
+    return next((i for i, p in enumerate(node.parents) if p is parent), 0)
+
+
+def sum_to_shape(grad: np.ndarray, shape: tuple, node: Any, parent: Any) -> np.ndarray:
     """Undo broadcasting: sum `grad` over the axes that broadcasting added or stretched."""
     lead = grad.ndim - len(shape)
-    if lead < 0 or any(n != 1 and grad.shape[lead + i] != n for i, n in enumerate(shape)):
+    if lead < 0 or any(n != 1 and n != m for n, m in zip(shape, grad.shape[lead:])):
         raise RuntimeError(
             f"{node.name}.backward returned a gradient of shape {grad.shape} for input "
-            f"{position}, whose shape is {shape}; the shapes do not broadcast. A backward must "
-            "return, per input, an array of that input's shape or of the broadcast output shape."
+            f"{_position(node, parent)}, whose shape is {shape}; the shapes do not broadcast. A "
+            "backward must return, per input, an array of that input's shape or of the "
+            "broadcast output shape."
         )
     stretched = tuple(lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)
     return grad.sum(axis=tuple(range(lead)) + stretched).reshape(shape)
 
 
-def add_to_grad(tensor: Any, grad: np.ndarray) -> None:
+def add_to_grad(tensor: Any, grad: np.ndarray) -> np.ndarray:
     """`tensor.grad += grad`, where the first gradient is copied: it may be an op's or the
-    caller's array, and later accumulation must not write into it."""
+    caller's array, and later accumulation must not write into it. Returns `grad`."""
     if tensor._grad is None:
         tensor._grad = grad.copy()
     else:
         tensor._grad += grad
+    return grad
 
 
 def _made_by(root: Any) -> str:

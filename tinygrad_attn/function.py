@@ -38,6 +38,7 @@ FRAMEWORK_FIELDS = frozenset(
         "needs_input_grad",
         "sequence",
         "output_ref",
+        "grad_like",
         "output_shape",
         "output_dtype",
         "output_name",
@@ -82,7 +83,8 @@ class Function:
     - `needs_input_grad`: one bool per input; `sequence`: the node's number (see `_sequence`);
     - `saved_tensors`: what forward saved with `save_for_backward` (freed after backward);
     - `output`: the tensor this node made (or what the graph keeps of it once released), with
-      `output_shape`, `output_dtype`, `output_name`;
+      `output_shape`, `output_dtype` (together `grad_like`: what the gradient arriving here
+      must look like), `output_name`;
     - `creation_site`: "file:line" of the user's code (recorded in anomaly/debug mode);
     - `scope`: the module path being called when the node was made (e.g. "attn.query");
     - `output_hooks`, `retains_output_grad`, `has_hooks`: what `register_hook` and
@@ -119,12 +121,14 @@ class Function:
     @_FrameworkProperty
     def saved_tensors(self) -> tuple:
         """The arrays forward saved (named as in PyTorch, though they are ndarrays)."""
-        if self._saved is None:
-            raise RuntimeError(
-                f"{self.name}: the arrays it saved for backward were freed by an earlier "
-                "backward() (the graph was already released). Pass retain_graph=True to the "
-                "first backward() to run backward through this graph again."
-            )
+        return self._saved if self._saved is not None else self._freed()
+
+    def _freed(self) -> tuple:
+        raise RuntimeError(
+            f"{self.name}: the arrays it saved for backward were freed by an earlier "
+            "backward() (the graph was already released). Pass retain_graph=True to the "
+            "first backward() to run backward through this graph again."
+        )
         return self._saved
 
     @_FrameworkProperty
@@ -143,8 +147,9 @@ class Function:
     @classmethod
     def apply(cls, *inputs: Any, **params: Any) -> Tensor:
         """Run `forward` on the inputs' arrays; record a node if any input requires grad."""
+        Tensor = _tensor.Tensor
         for t in inputs:
-            if t.__class__ is not _tensor.Tensor:  # a user's op may pass Python numbers or ndarrays
+            if t.__class__ is not Tensor:  # a user's op may pass Python numbers or ndarrays
                 inputs = tuple(_tensor.as_constant(t) for t in inputs)
                 break
         ctx = cls.__new__(cls)
@@ -159,32 +164,37 @@ class Function:
                 out = out.view()
                 break
         out.flags.writeable = False  # op results are read-only from birth: see saved.py
-        result = _tensor.Tensor._make(out)
-        if recording:
-            ctx._record(inputs, needs, result)
+        result = Tensor.__new__(Tensor)
+        result.data = out
+        if recording:  # make ctx a node of the graph, linked to its parents and its output
+            if not FRAMEWORK_FIELDS.isdisjoint(ctx.__dict__):
+                raise AttributeError(_reserved_message(ctx))
+            ctx.parents = tuple([t.grad_fn or t for t in inputs])
+            ctx.needs_input_grad = tuple(needs)
+            ctx.sequence = next(_sequence)
+            ctx.output_ref = weakref.ref(result)
+            ctx.grad_like = (out.shape, out.dtype)
+            if ctx._saved:
+                saved.lock_saved(ctx, ctx._saved)
+            if observers.scope:
+                ctx.scope = observers.scope[-1]
+            if observers.record_sites:
+                ctx.creation_site = observers.site_finder()
+            result.requires_grad = True
+            result.grad_fn = ctx
         if observers.active:
             for callback in observers.on_forward:
                 callback(ctx, inputs, result)
         return result
 
-    def _record(self, inputs: tuple, needs: list, result: Tensor) -> None:
-        """Make this ctx a node of the graph, linked to its parents and its output."""
-        if not FRAMEWORK_FIELDS.isdisjoint(vars(self)):
-            raise AttributeError(_reserved_message(self))
-        self.parents = tuple([t.grad_fn or t for t in inputs])
-        self.needs_input_grad = tuple(needs)
-        self.sequence = next(_sequence)
-        self.output_ref = weakref.ref(result)
-        self.output_shape = result.data.shape
-        self.output_dtype = result.data.dtype
-        if self._saved:
-            saved.lock_saved(self, self._saved, inputs)
-        if observers.scope:
-            self.scope = observers.scope[-1]
-        if observers.record_sites:
-            self.creation_site = observers.site_finder()
-        result.requires_grad = True
-        result.grad_fn = self
+    @_FrameworkProperty
+    def output_shape(self) -> tuple:
+        """The shape of the output (and of the gradient that arrives at this node)."""
+        return self.grad_like[0]
+
+    @_FrameworkProperty
+    def output_dtype(self) -> np.dtype:
+        return self.grad_like[1]
 
     @_FrameworkProperty
     def inputs(self) -> tuple:

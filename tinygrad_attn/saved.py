@@ -32,16 +32,13 @@ import numpy as np
 _NOTE_PREFIX = "tinygrad_attn: "
 
 _table_lock = threading.Lock()
-# id(array) -> [array, [_Holder, ...]]: one holder per live node that saved it.
+# id(array) -> [array, [weakref to node, ...]]: one entry per live node that saved it.
 _locked: dict[int, list] = {}
 # id(owner) -> views whose lock ended while their owner was still locked by another node: NumPy
 # refuses to make a view writable while the array it views is read-only, so they wait for it.
 _waiting: dict[int, list] = {}
-# weakref(node) -> (arrays, holder): what each live locking node holds, so that a graph dropped
-# without backward unlocks its arrays when its node is collected.
-_holders: dict[weakref.ref, tuple] = {}
 # Nodes collected while the table was busy (a collection can run at any allocation): unlocked
-# by whoever holds the table when it lets go.
+# as soon as the table is free.
 _collected: deque = deque()
 
 
@@ -53,110 +50,111 @@ def _memory_of(array: np.ndarray) -> tuple:
     return (array,) if owner is array else (array, owner)
 
 
-class _Holder:
-    """One node's hold on the arrays it saved: the op's name and the tensors' names."""
+class _Hold(weakref.ref):
+    """A node's hold on the arrays it saved: a weak reference to the node (whose collection
+    unlocks them) that carries the arrays, owners first."""
 
-    __slots__ = ("op", "names")
-
-    def __init__(self, op: str, names: dict) -> None:
-        self.op = op
-        self.names = names  # id(array) -> the name of the tensor it is the data of
+    __slots__ = ("held",)
 
 
-def lock_saved(node: Any, arrays: tuple, inputs: tuple) -> None:
+def lock_saved(node: Any, arrays: tuple) -> None:
     """Make read-only, for as long as `node` lives unreleased, those of `arrays` that need it:
-    not op results or constants, which are read-only for good. `inputs` are the node's input
-    tensors, whose names the error note uses."""
-    targets = [
-        a
-        for a in arrays
-        if a.__class__ is np.ndarray
-        and (a.base is not None or a.flags.writeable or id(a) in _locked)
-    ]
-    if not targets:
+    not op results or constants, which are read-only for good."""
+    held = []  # what this node holds a lock on: each array and the memory it views, owner first
+    for array in arrays:
+        if array.__class__ is not np.ndarray:
+            continue
+        if array.base is None:  # the common case: an array that owns its memory
+            if array.flags.writeable or id(array) in _locked:
+                held.append(array)
+        else:
+            held += [t for t in _memory_of(array)[::-1] if t.flags.writeable or id(t) in _locked]
+    if not held:
         return
-    holder = _Holder(type(node).__name__, {id(t.data): t.name for t in inputs if t.name})
-    ref = weakref.ref(node, _node_collected)
-    _table_lock.acquire()
-    try:
-        for array in targets:
-            for target in _memory_of(array):
-                entry = _locked.get(id(target))
-                if entry is not None:
-                    entry[1].append(holder)
-                elif target.flags.writeable:
-                    target.setflags(write=False)
-                    _locked[id(target)] = [target, [holder]]
-        _holders[ref] = (targets, holder)
-    finally:
-        _release_table()
+    ref = _Hold(node, _node_collected)  # the node's hold: in the table's entries and on the node
+    ref.held = held
+    with _table_lock:
+        for target in held:
+            entry = _locked.get(id(target))
+            if entry is None:
+                target.flags.writeable = False
+                _locked[id(target)] = [target, [ref]]
+            else:
+                entry[1].append(ref)
     node._lock_ref = ref
-
-
-def _needs_lock(array: np.ndarray) -> bool:
-    # A read-only array that owns its memory and is not in the table is read-only for good.
-    return array.base is not None or array.flags.writeable or id(array) in _locked
+    if _collected:
+        _drain()
 
 
 def unlock_saved(node: Any) -> None:
     """Give back what `node` locked (it is being released by backward)."""
-    ref = node.__dict__.pop("_lock_ref", None)
-    if ref is not None:
-        _table_lock.acquire()
-        try:
-            _unlock(_holders.pop(ref, None))
-        finally:
-            _release_table()
+    ref = node.__dict__.pop("_lock_ref")
+    with _table_lock:
+        _unlock(ref)
+    if _collected:
+        _drain()
 
 
 def _node_collected(ref: weakref.ref) -> None:
     # A graph dropped without backward must not leave its arrays read-only. A collection can
-    # run at any allocation, even while this thread holds the table: then it waits in the queue.
+    # run at any allocation, even while a thread holds the table: then it waits in the queue.
     if _table_lock.acquire(blocking=False):
         try:
-            _unlock(_holders.pop(ref, None))
+            _unlock(ref)
         finally:
-            _release_table()
+            _table_lock.release()
+        if _collected:
+            _drain()
     else:
         _collected.append(ref)
 
 
-def _release_table() -> None:
-    """Let go of the table, first unlocking nodes collected while it was held."""
-    while True:
-        while _collected:
-            _unlock(_holders.pop(_collected.popleft(), None))
-        _table_lock.release()
-        if not _collected or not _table_lock.acquire(blocking=False):
-            return
+def _drain() -> None:
+    """Unlock what collected nodes held, if the table is free (else its holder will)."""
+    while _collected and _table_lock.acquire(blocking=False):
+        try:
+            while _collected:
+                _unlock(_collected.popleft())
+        finally:
+            _table_lock.release()
 
 
-def _unlock(held: tuple | None) -> None:
-    if held is None:
-        return
-    arrays, holder = held
-    for array in arrays:
-        for target in reversed(_memory_of(array)):  # the owner first: see _waiting
-            entry = _locked.get(id(target))
-            if entry is None or holder not in entry[1]:
-                continue
-            entry[1].remove(holder)
-            if not entry[1]:
-                del _locked[id(target)]
-                _make_writable(target)
+def _unlock(ref: _Hold) -> None:
+    targets, ref.held = ref.held, ()  # (once: a released node may be collected later)
+    for target in targets:  # owners first: see _waiting
+        holders = _locked[id(target)][1]
+        holders.remove(ref)
+        if not holders:
+            _free(target)
 
 
-def _make_writable(array: np.ndarray) -> None:
-    if array.base is not None:
-        owner = _memory_of(array)[-1]
-        if owner is not array and not owner.flags.writeable:
-            if id(owner) in _locked:  # another live node still holds the memory
-                _waiting.setdefault(id(owner), []).append(array)
-            return  # (an owner someone else made read-only keeps its views read-only too)
-    array.setflags(write=True)
-    for view in _waiting.pop(id(array), ()):
-        if id(view) not in _locked:
-            view.setflags(write=True)
+def _free(array: np.ndarray) -> None:
+    """The last holder let go: make it writable again (a view waits for its owner)."""
+    del _locked[id(array)]
+    owner = array if array.base is None else _memory_of(array)[-1]
+    if owner is not array and not owner.flags.writeable:
+        if id(owner) in _locked:  # another live node still holds the memory
+            _waiting.setdefault(id(owner), []).append(array)
+        return  # (an owner someone else made read-only keeps its views read-only too)
+    array.flags.writeable = True
+    if _waiting:
+        for view in _waiting.pop(id(array), ()):
+            if id(view) not in _locked:
+                view.flags.writeable = True
+
+
+def _holder_ops(entry: list) -> list[str]:
+    return [node.name for node in (ref() for ref in list(entry[1])) if node is not None]
+
+
+def _holder_names(entry: list) -> set[str]:
+    """Names of the tensors whose data is this array, among the holders' inputs."""
+    names = set()
+    for node in (ref() for ref in list(entry[1])):
+        for parent in getattr(node, "parents", ()):
+            if getattr(parent, "data", None) is entry[0] and parent.name:
+                names.add(parent.name)
+    return names
 
 
 def saved_by(array: np.ndarray) -> list[str]:
@@ -164,7 +162,7 @@ def saved_by(array: np.ndarray) -> list[str]:
     for target in _memory_of(np.asarray(array)):
         entry = _locked.get(id(target))
         if entry:
-            return [holder.op for holder in list(entry[1])]
+            return _holder_ops(entry)
     return []
 
 
@@ -182,11 +180,11 @@ def _ops_text(ops: list[str]) -> str:
 
 
 def _held_text(text: str, entry: list) -> str:
-    array, holders = entry
-    names = {h.names[id(array)] for h in holders if id(array) in h.names}
+    array = entry[0]
+    names = _holder_names(entry)
     names.discard(text.removesuffix(".data"))
     also = f" (the data of {', '.join(repr(n) for n in sorted(names))})" if names else ""
-    ops = _ops_text([h.op for h in holders])
+    ops = _ops_text(_holder_ops(entry))
     return f"`{text}`{also} (shape {array.shape}, {array.dtype}) was saved for backward by {ops}"
 
 

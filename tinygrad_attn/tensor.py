@@ -13,7 +13,9 @@ the end of function.py.
 
 from __future__ import annotations
 
+import collections
 import warnings
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -125,7 +127,11 @@ class ReleasedTensor:
         self.shape = tuple(shape)
         self.dtype = dtype
         self.name = name
-        self.grad_fn = grad_fn
+        self._node = weakref.ref(grad_fn)  # (the node caches this record: no reference cycle)
+
+    @property
+    def grad_fn(self) -> Any:
+        return self._node()
 
     @property
     def ndim(self) -> int:
@@ -253,8 +259,7 @@ class Tensor:
             raise TypeError("len() of a 0-d tensor")
         return len(self.data)
 
-    def __hash__(self) -> int:
-        return id(self)
+    __hash__ = object.__hash__  # by identity (== is elementwise); C-level, cheap in dicts
 
     def __bool__(self) -> bool:
         if self.data.size != 1:
@@ -299,8 +304,7 @@ class Tensor:
     # ----------------------------------------------------------- autograd hooks
     def backward(self, gradient: Any = None, retain_graph: bool = False) -> None:
         """Reverse-mode pass from this tensor: fills `.grad` of the leaves that require grad."""
-        for _step in engine.backward_steps(self, gradient, retain_graph):
-            pass
+        collections.deque(engine.backward_steps(self, gradient, retain_graph), maxlen=0)
 
     def backward_steps(
         self, gradient: Any = None, retain_graph: bool = False
