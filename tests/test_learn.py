@@ -558,6 +558,10 @@ def test_keys_step_play_and_leave_text_fields_alone(browser, head_page):
     assert browser.execute_script("return window.taLearn.playing")
     page.press("SPACE")
     assert not browser.execute_script("return window.taLearn.playing")
+    page.find("#tl-rescale").click()  # a checkbox is not a text field: arrows still step
+    before = page.index()  # (playing for a moment above may have moved a frame or two)
+    page.press("ARROW_RIGHT", target="#tl-rescale")
+    assert page.index() == before + 1 and page.find("#tl-rescale").is_selected()
     page.find("#tl-play").click()
     deadline = time.monotonic() + 5
     while page.index() <= 5 and time.monotonic() < deadline:

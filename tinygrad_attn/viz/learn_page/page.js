@@ -427,6 +427,8 @@
   slider.addEventListener("input", () => draw(Number(slider.value)));
   rescale.addEventListener("change", () => draw(current));
 
+  // Inputs that are not text fields: the page's keys still work while one has focus.
+  const CLICKABLE = new Set(["checkbox", "radio", "button", "submit", "reset"]);
   document.addEventListener("keydown", (e) => {
     const target = e.target;
     const tag = target && target.tagName;
@@ -435,8 +437,9 @@
       if (e.key === " ") { e.preventDefault(); setPlaying(!timer); }
       return;
     }
-    if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") return;
-    if (tag === "BUTTON" && (e.key === " " || e.key === "Enter")) return;  // the button's own
+    const clickable = tag === "BUTTON" || (tag === "INPUT" && CLICKABLE.has(target.type));
+    if (tag === "TEXTAREA" || tag === "SELECT" || (tag === "INPUT" && !clickable)) return;
+    if (clickable && (e.key === " " || e.key === "Enter")) return;  // the control's own keys
     if (e.altKey || e.ctrlKey || e.metaKey) return;
     const jump = e.shiftKey ? 10 : 1;
     if (e.key === "ArrowRight") draw(current + jump);
