@@ -93,7 +93,7 @@ class LearningPage:
         if not isinstance(recorder, Recorder):
             raise TypeError(
                 f"LearningPage: expected a Recorder, got {type(recorder).__name__}; record a "
-                "run with tinygrad_attn.viz.Recorder first"
+                "run with tinygrad_attn.viz.record.Recorder first"
             )
         if not recorder.frames:
             raise ValueError(
@@ -109,7 +109,9 @@ class LearningPage:
         """The whole page, one self-contained HTML document."""
         if self._html is None:
             payload = json.dumps(self.data, separators=(",", ":"), allow_nan=False)
-            payload = payload.replace("</", "<\\/")  # a "</script>" in a name must not end it
+            # No "<" at all inside the script element: "</script>" or "<!--" in a name must
+            # neither end it nor change how the HTML parser reads it. JSON reads \u003c as "<".
+            payload = payload.replace("<", "\\u003c")
             parts = {
                 "TITLE": html.escape(self.title),
                 "CSS": _asset("page.css"),
