@@ -592,3 +592,40 @@ def test_in_an_iframe_keys_reach_the_page_only_when_it_has_focus(browser, head_p
     finally:
         browser.switch_to.default_content()
     assert page.errors() == []
+
+
+def _rgb(colour: str) -> list[int]:
+    """'#e66101' or 'rgb(230, 97, 1)' as [230, 97, 1]."""
+    if colour.startswith("#"):
+        return [int(colour[i : i + 2], 16) for i in (1, 3, 5)]
+    return [int(float(c)) for c in re.findall(r"[\d.]+", colour)[:3]]
+
+
+def test_colours_are_the_graph_pictures(browser, head_page):
+    fmt = pytest.importorskip("tinygrad_attn.format")  # the shared palette (viz's)
+    path, _ = head_page
+    data = page_data(path)
+    page = Page(browser, path)
+    page.press("END")
+    last = len(data["steps"]) - 1
+    cells = browser.execute_script(
+        "return [...document.querySelectorAll('[data-table=\"0\"] td')]"
+        ".map(c => [Number(c.dataset.v), getComputedStyle(c).backgroundColor])"
+    )
+    assert len(cells) == 36
+    for value, colour in cells:
+        want = _rgb(fmt.weight_colour(value))
+        assert max(abs(a - b) for a, b in zip(_rgb(colour), want)) <= 2, (value, colour, want)
+    param = data["params"][0]  # query.weight, 5 x 5, one scale for the whole run
+    codes = np.frombuffer(bytes.fromhex(param["weight"]["codes"]), np.int8).reshape(-1, 25)
+    values = codes[last] * param["weight"]["scale"][last] / 127
+    whole = max(s for s in param["weight"]["scale"] if s is not None)
+    pixels = browser.execute_script(
+        "const c = document.querySelector('[data-param=\"query.weight\"] canvas');"
+        "return [...c.getContext('2d').getImageData(0, 0, 5, 5).data];"
+    )
+    for k, value in enumerate(values):
+        want = _rgb(fmt.value_colour(value, whole))
+        got = pixels[4 * k : 4 * k + 3]
+        assert max(abs(a - b) for a, b in zip(got, want)) <= 2, (k, value, got, want)
+    assert page.errors() == []
