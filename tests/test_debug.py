@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import tinygrad_attn as ta
-from tinygrad_attn import Tensor, debug, function, state
+from tinygrad_attn import Tensor, debug, state
 from tinygrad_attn.engine import topological_order
 
 HERE = os.path.basename(__file__)

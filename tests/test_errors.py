@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import tinygrad_attn as ta
-from tinygrad_attn import Tensor, debug, function, state
+from tinygrad_attn import Tensor, debug, state
 
 
 @pytest.fixture

@@ -248,6 +248,21 @@ _BACKWARD_CAUSES = {
 }
 
 
+# Ops whose Inf from finite inputs is exact, not an overflow (x/0, log 0, 0 to a negative power).
+_EXACT_INF = {"Div", "Log", "Pow"}
+
+
+def _forward_cause(op: str, nan: int, dtype: np.dtype) -> str:
+    if nan == 0 and op not in _EXACT_INF and dtype.kind == "f":
+        return (
+            f"the result overflowed: its magnitude went past {np.finfo(dtype).max:.3g}, the "
+            f"largest {dtype} number (scale the inputs down, or compute in a safer order)"
+        )
+    return _FORWARD_CAUSES.get(
+        op, "look in its forward for 0/0, inf - inf, 0 * inf, or log or sqrt of a negative"
+    )
+
+
 def _count_bad(a: np.ndarray) -> tuple[int, int, tuple]:
     """(NaN count, Inf count, index of the first non-finite element)."""
     bad = ~np.isfinite(a)
@@ -290,9 +305,7 @@ def _anomaly_forward(node: Any, inputs: tuple, out: Tensor) -> None:
         name = f" {t.name!r}" if t.name else ""
         lines.append(f"  input {i}{name}: {stats(t.data)}")
     lines.append(f"  {node.name} was created at {_site_with_source(site)}")
-    cause = _FORWARD_CAUSES.get(
-        node.name, "look in its forward for 0/0, inf - inf, 0 * inf, or log or sqrt of a negative"
-    )
+    cause = _forward_cause(node.name, nan, data.dtype)
     if with_nan:
         lines.append(
             f"{_input_names(with_nan)} already held NaN, so it came in with the data: find where "
@@ -345,7 +358,7 @@ def _checksum(array: np.ndarray) -> int:
 
 def _record_checksums(node: Any, inputs: tuple, out: Tensor) -> None:
     saved = node._saved
-    if getattr(node, "_recording", False) and saved:
+    if node.recorded and saved:
         _checksums[node] = tuple(
             (i, _checksum(a)) for i, a in enumerate(saved) if isinstance(a, np.ndarray)
         )
@@ -455,7 +468,7 @@ def _print(line: str) -> None:
 
 def _log_forward(node: Any, inputs: tuple, out: Tensor) -> None:
     args = ", ".join(_label(t) for t in inputs)
-    recorded = "" if getattr(node, "_recording", False) else "   (not recorded)"
+    recorded = "" if node.recorded else "   (not recorded)"
     _print(
         f"forward  {node.name}({args}) -> {_label(out)} {out.dtype}{recorded}{_site_suffix(node)}"
     )

@@ -51,6 +51,7 @@ FRAMEWORK_FIELDS = frozenset(
         "output",
         "saved_tensors",
         "released",
+        "recorded",
         "name",
     }
 )
@@ -97,8 +98,12 @@ class Function:
     output_hooks: tuple = ()
     retains_output_grad = False
     has_hooks = False  # a hook or retain_grad on the output: the engine then looks at them
-    _recording = False
     _saved: tuple | None = ()  # None once released
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # The package's own ops are known not to set framework names; a user's op is checked.
+        cls._checks_fields = not cls.__module__.startswith(__package__ + ".")
 
     @staticmethod
     def forward(ctx: Function, *arrays: np.ndarray, **params: Any) -> np.ndarray:
@@ -114,9 +119,9 @@ class Function:
         return type(self).__name__
 
     def save_for_backward(self, *arrays: Any) -> None:
-        """Keep `arrays` for backward; they stay read-only until the graph is released."""
-        if self._recording:
-            self._saved = arrays
+        """Keep `arrays` for backward; they stay read-only until the graph is released. (When
+        no graph is recorded, the ctx and what it saved are dropped with the result.)"""
+        self._saved = arrays
 
     @_FrameworkProperty
     def saved_tensors(self) -> tuple:
@@ -130,6 +135,11 @@ class Function:
             "first backward() to run backward through this graph again."
         )
         return self._saved
+
+    @_FrameworkProperty
+    def recorded(self) -> bool:
+        """True for a node of a graph; False for the ctx of an op run without one."""
+        return "parents" in self.__dict__
 
     @_FrameworkProperty
     def released(self) -> bool:
@@ -154,7 +164,7 @@ class Function:
                 break
         ctx = cls.__new__(cls)
         needs = [t.requires_grad for t in inputs]  # (a list comprehension: cheapest here)
-        ctx._recording = recording = True in needs and grad_mode.enabled
+        recording = True in needs and grad_mode.enabled
         arrays = [t.data for t in inputs]
         out = cls.forward(ctx, *arrays, **params)
         if out.__class__ is not np.ndarray:
@@ -167,7 +177,7 @@ class Function:
         result = Tensor.__new__(Tensor)
         result.data = out
         if recording:  # make ctx a node of the graph, linked to its parents and its output
-            if not FRAMEWORK_FIELDS.isdisjoint(ctx.__dict__):
+            if cls._checks_fields and not FRAMEWORK_FIELDS.isdisjoint(ctx.__dict__):
                 raise AttributeError(_reserved_message(ctx))
             ctx.parents = tuple([t.grad_fn or t for t in inputs])
             ctx.needs_input_grad = tuple(needs)

@@ -60,7 +60,8 @@ class ScaledDotProductAttention(Function):
         grad_scores = grad_weights
         grad_scores -= (grad_weights * weights).sum(axis=-1, keepdims=True)
         grad_scores *= weights  # softmax backward, in place on a fresh array
-        grad_mask = grad_scores.copy() if len(ctx.parents) == 4 and ctx.needs_input_grad[3] else None
+        masked = len(ctx.parents) == 4 and ctx.needs_input_grad[3]
+        grad_mask = grad_scores.copy() if masked else None
         grad_scores *= ctx.scale
         grad_q = grad_scores @ k  # (..., L, E)
         grad_k = np.swapaxes(grad_scores, -1, -2) @ q  # (..., S, E)

@@ -17,7 +17,7 @@ class Reshape(Function):
 
     @staticmethod
     def forward(ctx, a, shape):
-        ctx.shape = a.shape
+        ctx.input_shape = a.shape
         try:
             return a.reshape(shape)
         except ValueError:
@@ -29,7 +29,7 @@ class Reshape(Function):
 
     @staticmethod
     def backward(ctx, grad_out):
-        return (grad_out.reshape(ctx.shape),)
+        return (grad_out.reshape(ctx.input_shape),)
 
 
 class Transpose(Function):
@@ -64,9 +64,9 @@ class GetItem(Function):
 
     @staticmethod
     def forward(ctx, a, index):
-        ctx.shape = a.shape
-        ctx.dtype = a.dtype
-        ctx.index = index
+        ctx.input_shape = a.shape
+        ctx.input_dtype = a.dtype
+        ctx.index = index = _owned(index)
         try:
             return a[index]
         except IndexError as err:
@@ -74,13 +74,29 @@ class GetItem(Function):
 
     @staticmethod
     def backward(ctx, grad_out):
-        grad_a = np.zeros(ctx.shape, dtype=grad_out.dtype)
+        grad_a = np.zeros(ctx.input_shape, dtype=grad_out.dtype)
         if _is_basic(ctx.index):
             grad_a[ctx.index] = grad_out
         else:
             # add.at, unlike `grad_a[index] += ...`, adds once per repeated index.
             np.add.at(grad_a, ctx.index, grad_out)
         return (grad_a,)
+
+
+def _owned(index):
+    """The index with each array in it copied: a caller who refills an index array (a batch of
+    token ids, class labels) between forward and backward must not move the gradient."""
+    if isinstance(index, tuple):
+        return tuple(_owned(i) for i in index)
+    if isinstance(index, np.ndarray):
+        return index.copy()
+    if isinstance(index, list):
+        try:
+            array = np.array(index)
+        except ValueError:  # (a ragged list: NumPy raises its own error at the lookup)
+            return list(index)
+        return array if array.dtype.kind in "iub" else list(index)
+    return index
 
 
 class Concatenate(Function):

@@ -23,12 +23,12 @@ class Sum(Function):
     def forward(ctx, a, axis=None, keepdims=False):
         ctx.axes = normalize_axes(axis, a.ndim, "Sum", a.shape)
         ctx.keepdims = keepdims
-        ctx.shape = a.shape
+        ctx.input_shape = a.shape
         return np.sum(a, axis=ctx.axes, keepdims=keepdims)
 
     @staticmethod
     def backward(ctx, grad_out):
-        return (expand_reduced(grad_out, ctx.axes, ctx.keepdims, ctx.shape),)
+        return (expand_reduced(grad_out, ctx.axes, ctx.keepdims, ctx.input_shape),)
 
 
 class Mean(Function):
@@ -38,13 +38,13 @@ class Mean(Function):
     def forward(ctx, a, axis=None, keepdims=False):
         ctx.axes = normalize_axes(axis, a.ndim, "Mean", a.shape)
         ctx.keepdims = keepdims
-        ctx.shape = a.shape
+        ctx.input_shape = a.shape
         return np.mean(a, axis=ctx.axes, keepdims=keepdims)
 
     @staticmethod
     def backward(ctx, grad_out):
-        count = _count(ctx.shape, ctx.axes)
-        return (expand_reduced(grad_out / count, ctx.axes, ctx.keepdims, ctx.shape),)
+        count = _count(ctx.input_shape, ctx.axes)
+        return (expand_reduced(grad_out / count, ctx.axes, ctx.keepdims, ctx.input_shape),)
 
 
 class Max(Function):
@@ -56,7 +56,7 @@ class Max(Function):
             raise ValueError(f"Max: cannot take the max of an empty tensor (shape {a.shape})")
         ctx.axes = normalize_axes(axis, a.ndim, "Max", a.shape)
         ctx.keepdims = keepdims
-        ctx.shape = a.shape
+        ctx.input_shape = a.shape
         out = np.max(a, axis=ctx.axes, keepdims=True)
         is_max = a == out  # (shape of a), True at every tied maximum
         ctx.save_for_backward(is_max, is_max.sum(axis=ctx.axes, keepdims=True))
@@ -77,7 +77,7 @@ class Var(Function):
     def forward(ctx, a, axis=None, keepdims=False, ddof=0):
         ctx.axes = normalize_axes(axis, a.ndim, "Var", a.shape)
         ctx.keepdims = keepdims
-        ctx.shape = a.shape
+        ctx.input_shape = a.shape
         ctx.divisor = _count(a.shape, ctx.axes) - ddof
         if ctx.divisor <= 0:
             raise ValueError(
@@ -91,5 +91,5 @@ class Var(Function):
     @staticmethod
     def backward(ctx, grad_out):
         (centered,) = ctx.saved_tensors
-        spread = expand_reduced(grad_out, ctx.axes, ctx.keepdims, ctx.shape)
+        spread = expand_reduced(grad_out, ctx.axes, ctx.keepdims, ctx.input_shape)
         return (spread * centered * (2 / ctx.divisor),)

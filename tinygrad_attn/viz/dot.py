@@ -65,6 +65,8 @@ _NODE_ATTRIBUTES = frozenset(
         "has_hooks",
         "shape",
         "dtype",
+        "input_shape",
+        "input_dtype",
     }
 )
 
