@@ -10,19 +10,19 @@
     python demos/01_article_walkthrough.py
 
 (`python -m tinygrad_attn demo` runs the same walkthrough, draws one training step's graph and
-checks the head's gradients.)
+checks the head's gradients. The sentences and embeddings live in `tinygrad_attn.examples`.)
 """
 
 import tinygrad_attn as ta
-from tinygrad_attn import demo, nn
+from tinygrad_attn import examples, nn
 
 print("Attention without learned matrices")
-demo.show_plain_attention()
+examples.show_plain_attention()
 
 print("With Query, Key and Value (nn.SelfAttention)")
 ta.manual_seed(0)
-head = nn.SelfAttention(len(demo.FEATURES))
-demo.show_head_attention(head, "untrained")
-losses = demo.train_article_head(head)
+head = nn.SelfAttention(len(examples.FEATURES))
+examples.show_head_attention(head, "untrained")
+losses = examples.train_article_head(head)
 print(f"Adam, {len(losses)} steps: loss {losses[0]:.4f} -> {losses[-1]:.4f}\n")
-demo.show_head_attention(head, "trained")
+examples.show_head_attention(head, "trained")

@@ -217,9 +217,9 @@ def test_explain_shows_formula_params_output_and_each_gradient(rng):
     assert "output    weights (2, 3) float64" in text
     assert f"{grad_x[0, 0]:.4f}" in text and f"{grad_x[1, 2]:.4f}" in text  # small: in full
     assert np.array_equal(grad_out, [[0, 1, 2], [3, 4, 5]]) and "[3., 4., 5.]]" in text
-    assert "x (2, 3) float64, leaf, requires grad" in text
+    assert "x (2, 3) float64, parameter: a leaf that requires grad" in text
     assert ".grad   so far" in text  # the leaf's gradient is already updated
-    assert "c (2, 3) float64, constant (no grad)" in mul_text
+    assert "c (2, 3) float64, input or constant: a leaf that takes no gradient" in mul_text
     assert "no gradient: it does not require grad" in mul_text
 
 

@@ -1,6 +1,10 @@
-"""The demos: the article's attention tables say what the article says, the training runs reach
-their accuracy (small, seeded settings), and `demo.run` writes its pictures."""
+"""The demos, as they are run: the article's attention tables say what the article says
+(`tinygrad_attn.examples`), the demo scripts train to their accuracy (run as scripts, with
+small seeded settings), and `python -m tinygrad_attn demo` writes its pictures."""
 
+import contextlib
+import io
+import runpy
 import subprocess
 import sys
 from pathlib import Path
@@ -9,93 +13,115 @@ import numpy as np
 import pytest
 
 import tinygrad_attn as ta
-from tinygrad_attn import demo, nn
+from tinygrad_attn import examples, nn
 
 ROOT = Path(__file__).resolve().parent.parent
+DEMOS = ROOT / "demos"
 
 
+def run_demo(script: str, *argv: str) -> tuple[object, str]:
+    """Run `demos/<script>` as `python <script> argv...` would, in this process; return what
+    its main() returned and what it printed."""
+    namespace = runpy.run_path(str(DEMOS / script), run_name="demo_under_test")
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        result = namespace["main"](list(argv))
+    return result, printed.getvalue()
+
+
+def load_demo(script: str) -> dict:
+    """The demo's functions and classes (its file run without calling main)."""
+    return runpy.run_path(str(DEMOS / script), run_name="demo_under_test")
+
+
+# ----------------------------------------------------------------------- the article
 def test_plain_attention_gives_the_two_oranges_different_context():
-    earth, colour = (demo.similarity_attention(s) for s in demo.SENTENCES)
+    earth, colour = (examples.similarity_attention(s) for s in examples.SENTENCES)
     assert earth.tokens == ["the", "earth", "is", "like", "an", "orange"]
+    assert tuple(earth.tokens) == examples.SENTENCE
     np.testing.assert_allclose(earth.weights.sum(-1), 1, rtol=1e-6)
     assert earth.attends("orange")[0][0] == "earth"
     assert colour.attends("orange")[0][0] == "bright"
     fruit_orange = earth.mixed[earth.tokens.index("orange")]
     colour_orange = colour.mixed[colour.tokens.index("orange")]
-    planet, col = demo.FEATURES.index("planet"), demo.FEATURES.index("colour")
+    planet, col = examples.FEATURES.index("planet"), examples.FEATURES.index("colour")
     assert fruit_orange[planet] > colour_orange[planet]
     assert colour_orange[col] > fruit_orange[col]
 
 
 def test_format_table_labels_rows_and_columns():
-    text = demo.format_table(np.array([[0.25, 0.75]]), ["orange"], ["earth", "is"], "title")
+    text = examples.format_table(np.array([[0.25, 0.75]]), ["orange"], ["earth", "is"], "title")
     assert text.splitlines() == ["title", "         earth    is", "orange    0.25  0.75"]
 
 
 def test_trained_head_attends_to_the_disambiguating_words():
     ta.manual_seed(0)
-    head = nn.SelfAttention(len(demo.FEATURES))
-    losses = demo.train_article_head(head, steps=150)
+    head = nn.SelfAttention(len(examples.FEATURES))
+    losses = examples.train_article_head(head, steps=150)
     assert losses[-1] < 1e-3 < losses[0]
-    earth, colour = (demo.head_attention(head, s) for s in demo.SENTENCES)
+    earth, colour = (examples.head_attention(head, s) for s in examples.SENTENCES)
     assert earth.attends("orange")[0][0] == "earth"
     assert colour.attends("orange")[0][0] in ("bright", "color")
 
 
 def test_head_gradients_check():
-    assert demo.check_head_gradients()
+    assert examples.check_head_gradients()
 
 
-def test_orange_model_reaches_95_percent_held_out():
-    result = demo.train_orange(steps=60, seed=0)
-    assert result.accuracy >= 0.95
-    line = demo.orange_attention(result.model, demo.make_orange_data(1, seed=5), 0)
-    assert "orange" in line and "(true: " in line
+def test_training_step_picture_keeps_the_values_backward_released():
+    loss, options = examples.training_step_picture()
+    assert loss.grad_fn.released
+    from tinygrad_attn.viz import to_dot
+
+    dot = to_dot(loss, **options)
+    assert "value not kept" not in dot
+    assert dot.count("orange") >= 2 * 6  # the word labels rows of every table
+
+
+# ----------------------------------------------------------------------- the demo scripts
+def test_orange_demo_reaches_95_percent_held_out():
+    accuracy, printed = run_demo("02_learning_orange.py", "--steps", "60")
+    assert accuracy >= 0.95
+    assert f"held-out accuracy {accuracy:.1%} after 60 steps" in printed
+    assert "(true: " in printed and "orange" in printed
 
 
 def test_orange_data_has_one_orange_and_a_context_word():
-    data = demo.make_orange_data(50, seed=3)
-    orange = demo.VOCAB.index("orange")
-    assert np.all(data.ids[np.arange(50), data.position] == orange)
-    assert np.all((data.ids == orange).sum(axis=1) == 1)
-    for ids, label in zip(data.ids, data.label):
-        words = {demo.VOCAB[t] for t in ids}
-        sense = demo.FRUIT_WORDS if label == 0 else demo.COLOUR_WORDS
-        other = demo.COLOUR_WORDS if label == 0 else demo.FRUIT_WORDS
-        assert words & set(sense) and not words & set(other)
+    demo = load_demo("02_learning_orange.py")
+    ids, position, label = demo["make_data"](50, seed=3)
+    vocab = demo["VOCAB"]
+    orange = vocab.index("orange")
+    assert np.all(ids[np.arange(50), position] == orange)
+    assert np.all((ids == orange).sum(axis=1) == 1)
+    for row, sense in zip(ids, label):
+        words = {vocab[t] for t in row}
+        mine = demo["FRUIT_WORDS"] if sense == 0 else demo["COLOUR_WORDS"]
+        other = demo["COLOUR_WORDS"] if sense == 0 else demo["FRUIT_WORDS"]
+        assert words & set(mine) and not words & set(other)
 
 
-def test_reverse_transformer_reaches_95_percent_small():
-    result = demo.train_reverse(steps=120, digits=3, embed_dim=16, num_layers=1, test_size=200)
-    assert result.accuracy >= 0.95
-    assert "ok" in demo.show_reversals(result.model, digits=3, count=2)
+def test_reverse_demo_reaches_95_percent_small():
+    args = ["--steps", "120", "--digits", "3", "--embed-dim", "16", "--layers", "1"]
+    accuracy, printed = run_demo("03_causal_transformer.py", *args, "--test-size", "200")
+    assert accuracy >= 0.95
+    assert "ok" in printed and "held-out sequences reversed exactly" in printed
 
 
 def test_reverse_examples_and_decoding_shapes():
-    seq = demo.reverse_examples(np.random.default_rng(0), 4, 3)
+    demo = load_demo("03_causal_transformer.py")
+    seq = demo["reverse_examples"](np.random.default_rng(0), 4, 3)
     assert seq.shape == (4, 7)
     np.testing.assert_array_equal(seq[:, 4:], seq[:, 2::-1])
-    assert np.all(seq[:, 3] == demo.SEPARATOR)
+    assert np.all(seq[:, 3] == demo["SEPARATOR"])
     ta.manual_seed(0)
-    model = demo.TinyTransformer(11, 7, embed_dim=8, num_heads=2, num_layers=1)
-    assert demo.generate_reverse(model, seq[:, :3]).shape == (4, 3)
-
-
-def test_run_prints_tables_and_writes_pictures(tmp_path, capsys):
-    assert demo.run(str(tmp_path)) == 0
-    printed = capsys.readouterr().out
-    assert "'orange' attends most (besides itself) to: earth" in printed
-    assert "the  earth     is   like     an orange" in printed
-    for suffix in (".svg", ".png"):
-        assert (tmp_path / f"attention_graph{suffix}").stat().st_size > 1000
-    svg = (tmp_path / "attention_graph.svg").read_text()
-    assert "query.weight" in svg and "Softmax" in svg
+    model = demo["TinyTransformer"](11, 7, embed_dim=8, num_heads=2, num_layers=1)
+    assert demo["generate"](model, seq[:, :3]).shape == (4, 3)
 
 
 @pytest.mark.parametrize("script", ["01_article_walkthrough.py", "02_learning_orange.py"])
 def test_fast_demo_scripts_run(script):
     done = subprocess.run(
-        [sys.executable, str(ROOT / "demos" / script)],
+        [sys.executable, str(DEMOS / script)],
         capture_output=True,
         text=True,
         timeout=120,
@@ -104,3 +130,15 @@ def test_fast_demo_scripts_run(script):
     )
     assert done.returncode == 0, done.stderr
     assert "orange" in done.stdout
+
+
+# ----------------------------------------------------------------------- the demo command
+def test_run_prints_tables_and_writes_pictures(tmp_path, capsys):
+    assert examples.run(str(tmp_path)) == 0
+    printed = capsys.readouterr().out
+    assert "'orange' attends most (besides itself) to: earth" in printed
+    assert "the  earth     is   like     an orange" in printed
+    for suffix in (".svg", ".png"):
+        assert (tmp_path / f"attention_graph{suffix}").stat().st_size > 1000
+    svg = (tmp_path / "attention_graph.svg").read_text()
+    assert "query.weight" in svg and "softmax(scores)" in svg

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import tinygrad_attn as ta
-from tinygrad_attn import Tensor, demo, nn, optim
+from tinygrad_attn import Tensor, examples, nn, optim
 from tinygrad_attn import functional as F
 from tinygrad_attn.__main__ import main as cli
 from tinygrad_attn.viz import learn_models
@@ -155,21 +155,17 @@ DEMOS = Path(__file__).resolve().parent.parent / "demos"
 
 def demo_names(script: str) -> dict:
     """What a demo script defines (run as a module, not as __main__: its training does not
-    run), falling back to the package's demo module the script imports from, if any."""
+    run)."""
     # the scripts set OPENBLAS_NUM_THREADS, too late to act in this process: not for us
-    with mock.patch.dict(os.environ), one_blas_thread():
-        namespace = runpy.run_path(str(DEMOS / script), run_name="learn_under_test")
-    module = namespace.get("demo")
-    return {**(vars(module) if module is not None else {}), **namespace}
+    with mock.patch.dict(os.environ):
+        return runpy.run_path(str(DEMOS / script), run_name="learn_under_test")
 
 
 def test_the_classifier_is_demo_2s():
     theirs = demo_names("02_learning_orange.py")
     assert tuple(theirs["VOCAB"]) == learn_models.VOCAB
-    make = theirs.get("make_data") or theirs["make_orange_data"]
-    data = make(40, seed=3)
-    data = (data.ids, data.position, data.label) if hasattr(data, "ids") else data
-    for a, b in zip(data, learn_models.orange_sentences(40, seed=3)):
+    data = theirs["make_data"](40, seed=3)
+    for a, b in zip(data, learn_models.orange_sentences(40, seed=3), strict=True):
         np.testing.assert_array_equal(a, b)
     ta.manual_seed(5)
     mine = learn_models.OrangeSenseModel(len(learn_models.VOCAB))
@@ -261,11 +257,11 @@ def test_the_head_run_is_the_readme_training(head_run):
     assert [f.step for f in head_run.frames] == list(range(151))
     ta.manual_seed(0)  # the README: seed 0, Adam lr 0.05, 150 steps
     twin = nn.SelfAttention(5)
-    demo.train_article_head(twin)
+    examples.train_article_head(twin)
     last = head_run.frames[-1]
     np.testing.assert_allclose(last.params["query.weight"], twin.query.weight.data, rtol=1e-5)
     with ta.no_grad():
-        twin(Tensor(demo.embed(FIRST.lower().split())))
+        twin(Tensor(examples.embed(FIRST.lower().split())))
     np.testing.assert_allclose(last.attention[FIRST], twin.attn_weights.data, rtol=1e-5)
 
 
@@ -306,7 +302,7 @@ def test_page_is_one_small_file_that_fetches_nothing(head_page):
 def test_css_is_scoped_to_the_page_root():
     from importlib import resources
 
-    css = resources.files("tinygrad_attn.viz").joinpath("learn_page", "page.css").read_text()
+    css = resources.files("tinygrad_attn.viz").joinpath("assets", "learn.css").read_text()
     css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
     selectors = [s.strip() for block in re.findall(r"([^{}]+)\{", css) for s in block.split(",")]
     assert selectors and all(s.startswith(".ta-learn") for s in selectors), selectors

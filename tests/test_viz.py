@@ -6,6 +6,7 @@ import html
 import os
 import re
 import stat
+import struct
 import sys
 
 import graphviz
@@ -14,6 +15,7 @@ import pytest
 
 import tinygrad_attn as ta
 from tinygrad_attn import Tensor
+from tinygrad_attn.format import POSITIVE, value_colour
 from tinygrad_attn.state import observers, set_creation_site_finder
 from tinygrad_attn.viz import (
     BLUE,
@@ -21,14 +23,20 @@ from tinygrad_attn.viz import (
     GREEN,
     RED,
     RendererNotFound,
+    RendererWarning,
     draw_graph,
     find_renderer,
+    keep_values,
     render_graph,
     run_renderer,
     to_dot,
     trace,
 )
 from tinygrad_attn.viz import render as render_module
+from tinygrad_attn.viz.values import kept_grad, kept_value
+
+sys.path.insert(0, os.path.dirname(__file__))
+from svg_geometry import Geometry  # noqa: E402
 
 
 @pytest.fixture
@@ -131,7 +139,13 @@ def _label_lines(attrs: dict) -> list:
     label = attrs.get("label", "")
     if label.startswith("<") and label.endswith(">"):
         label = label[1:-1]  # an HTML-like label
-    return [html.unescape(re.sub(r"<[^>]*>", "", part)).strip() for part in label.split("<br/>")]
+    parts = re.split(r"<br/>|</tr>", label)
+    lines = [html.unescape(re.sub(r"<[^>]*>", "", part)).strip() for part in parts]
+    return [line for line in lines if line]
+
+
+# every primitive op, constant and intermediate: the plumbing these tests are about
+PLUMBING = {"all_ops": True, "show_params": True, "max_nodes": None}
 
 
 # ------------------------------------------------------------------ programs to draw
@@ -165,7 +179,7 @@ def attention_head(rng, dtype=np.float64):
 
 def test_nodes_are_ops_and_tensors_with_name_shape_dtype(rng):
     x, weights, loss = attention_head(rng)
-    dot = Dot(to_dot(loss))
+    dot = Dot(to_dot(loss, **PLUMBING))
     assert len(dot.labelled("MatMul")) == 5  # three projections, scores, weighted values
     assert len(dot.labelled("Softmax")) == 1
     assert dot.labelled("(5, 4) float64")
@@ -184,7 +198,7 @@ def test_nodes_are_ops_and_tensors_with_name_shape_dtype(rng):
 
 def test_red_edges_reach_exactly_the_tensors_that_require_grad(rng):
     x, weights, loss = attention_head(rng)
-    dot = Dot(to_dot(loss))
+    dot = Dot(to_dot(loss, **PLUMBING))
     graph = trace(loss)
     needs_grad = {r.id for r in graph.tensors if r.requires_grad and not r.is_root}
     reached = {n for n in dot.gradient_targets() if n.startswith("t")}
@@ -214,7 +228,7 @@ def test_every_edge_is_green_red_or_blue_and_legend_names_them(rng):
 def test_x_times_x_shows_two_edges_each_way(rng):
     x = Tensor(rng.standard_normal(3), requires_grad=True, name="x")
     y = (x * x).sum()
-    dot = Dot(to_dot(y))
+    dot = Dot(to_dot(y, **PLUMBING))
     mul = dot.node_of("Mul")
     xid = dot.node_of("x")
     assert [(a, b) for a, b, _ in dot.colour(GREEN)].count((xid, mul)) == 2
@@ -224,7 +238,7 @@ def test_x_times_x_shows_two_edges_each_way(rng):
 @pytest.mark.parametrize("passes", ["forward", "backward"])
 def test_forward_only_and_backward_only(rng, passes):
     _, _, loss = attention_head(rng)
-    dot = Dot(to_dot(loss, passes=passes))
+    dot = Dot(to_dot(loss, passes=passes, **PLUMBING))
     colours = {attrs["color"] for _, _, attrs in dot.edges}
     legend = dot.graph["label"]
     if passes == "forward":
@@ -260,7 +274,7 @@ def test_same_program_gives_the_same_text(rng):
 def test_ids_follow_traversal_order(rng):
     x = Tensor(rng.standard_normal(2), requires_grad=True, name="a")
     y = (x.exp() + 1).sum()
-    dot = Dot(to_dot(y))
+    dot = Dot(to_dot(y, **PLUMBING))
     assert dot.node_of("a") == "t0" and dot.node_of("Exp") == "op0"
     assert dot.node_of("Sum") == "op2"
 
@@ -276,42 +290,62 @@ def test_released_graph_draws_the_same_picture(rng):
 
 
 def test_values_and_gradients_on_nodes(rng):
-    x = Tensor(np.array([1.0, 2.0, 3.0]), name="small")
+    x = Tensor(np.array([1.0, -2.0, 3.0]), name="small")
     w = Tensor(rng.standard_normal((20, 3)), requires_grad=True, name="big")
     h = w @ x  # (20,)
     h.name = "h"
     loss = h.sum()
     loss.backward()
     dot = Dot(to_dot(loss, show_values=True, show_grads=True))
-    small = " ".join(_label_lines(dot.nodes[dot.node_of("small")]))
-    assert "[1., 2., 3.]" in small
-    big = " ".join(_label_lines(dot.nodes[dot.node_of("big")]))
+    small = dot.nodes[dot.node_of("small")]["label"]
+    # a small array is a heat map in the value palette: -2 is full purple, 3 full orange
+    cells = re.findall(r'bgcolor="(#[0-9a-f]{6})"', small)
+    assert cells == [value_colour(v, 3.0) for v in (1.0, -2.0, 3.0)]
+    assert cells[2] == POSITIVE and "-2 … 3" in _label_lines(dot.nodes[dot.node_of("small")])
+    big = " ".join(_label_lines(dot.nodes[dot.node_of("big")]))  # 20 rows: too big for a map
     assert f"max {w.data.max():.3g}" in big and f"mean {w.data.mean():.3g}" in big
     assert f"grad min {w.grad.min():.3g}" in big  # the gradient is x in every row
-    h_label = " ".join(_label_lines(dot.nodes[dot.node_of("h")]))
+    h_label = " ".join(_label_lines(dot.nodes[dot.node_of("→ h (20,) float64")]))
     assert "min" in h_label  # h is still alive: its value is shown
     del h
     gc.collect()
     dot = Dot(to_dot(loss, show_values=True))
-    matmul_out = [
-        i
-        for i in dot.nodes
-        if "(20,) float32" in _label_lines(dot.nodes[i])
-        or "(20,) float64" in _label_lines(dot.nodes[i])
-    ]
-    assert len(matmul_out) == 1
-    assert "value not kept (tensor is gone)" in _label_lines(dot.nodes[matmul_out[0]])
+    h_label = _label_lines(dot.nodes[dot.node_of("→ h (20,) float64")])
+    assert "value not kept (tensor is gone)" in h_label
+
+
+def test_keep_values_shows_what_backward_released(rng):
+    x = Tensor(rng.standard_normal((3, 4)), name="X")
+    w = Tensor(rng.standard_normal((4, 4)), requires_grad=True, name="W")
+    with keep_values():
+        h = (x @ w).tanh()  # (3, 4), made and dropped inside the block
+        h.name = "h"
+        expected = h.data.copy()
+        loss = (h * h).sum()
+        del h
+        loss.backward()
+    gc.collect()
+    label = Dot(to_dot(loss, show_values=True, show_grads=True)).nodes
+    node = [n for n in label.values() if "→ h (3, 4) float64" in _label_lines(n)][0]
+    cells = re.findall(r'bgcolor="(#[0-9a-f]{6})"', node["label"])
+    scale = np.abs(expected).max()
+    assert cells[:12] == [value_colour(v, scale) for v in expected.reshape(-1)]
+    assert "grad" in _label_lines(node)  # the gradient backward sent h: 2 h
+    # outside the block nothing is recorded, and no observer is left installed
+    loss2 = (x @ w).tanh().sum()
+    assert kept_value(loss2.grad_fn) is None and kept_grad(loss2.grad_fn) is None
+    assert not [cb for cb in observers.on_forward if cb.__module__.endswith("viz.values")]
 
 
 def test_saved_arrays_and_their_size(rng):
     a = Tensor(rng.standard_normal((3, 4)), requires_grad=True, name="a")
     b = Tensor(rng.standard_normal((4, 2)), requires_grad=True, name="b")
     loss = (a @ b).sum()
-    dot = Dot(to_dot(loss, show_saved=True))
+    dot = Dot(to_dot(loss, show_saved=True, **PLUMBING))
     lines = _label_lines(dot.nodes[dot.node_of("MatMul")])
     assert "saved: (3, 4), (4, 2) = 160 B" in lines
     loss.backward()
-    dot = Dot(to_dot(loss, show_saved=True))
+    dot = Dot(to_dot(loss, show_saved=True, **PLUMBING))
     assert "saved: freed by backward" in _label_lines(dot.nodes[dot.node_of("MatMul")])
 
 
@@ -324,20 +358,34 @@ def test_creation_site_is_the_tooltip(rng):
     finally:
         observers.record_sites -= 1
         set_creation_site_finder(lambda: None)
-    dot = Dot(to_dot(y))
+    dot = Dot(to_dot(y, **PLUMBING))
     assert "my_model.py:42" in dot.nodes[dot.node_of("Tanh")]["tooltip"]
 
 
-def test_intermediates_can_be_folded_into_their_ops(rng):
+def test_results_are_drawn_inside_their_ops_by_default(rng):
     _, _, loss = attention_head(rng)
-    full = Dot(to_dot(loss))
-    folded = Dot(to_dot(loss, intermediates=False))
-    assert len(folded.nodes) < len(full.nodes)
+    full = Dot(to_dot(loss, **PLUMBING))
+    folded = Dot(to_dot(loss))
+    assert len(folded.nodes) < len(full.nodes) / 2
     assert not folded.labelled("scores")
-    assert folded.labelled("-> scores (5, 5) float64")  # on the Mul that made it
-    assert _label_lines(folded.nodes[folded.node_of("-> scores (5, 5) float64")])[0] == "Mul"
-    assert folded.node_of("loss")  # the root stays a node of its own
+    scores = folded.node_of("→ scores (5, 5) float64")
+    assert _label_lines(folded.nodes[scores])[0] == "Q Kᵀ / √4"  # the scale says what it is
+    assert _label_lines(folded.nodes[folded.node_of("→ Q (5, 4) float64")])[0] == "X Wᵀ"
+    assert folded.nodes[folded.node_of("→ loss () float64")].get("peripheries") == "2"
     assert folded.gradient_targets() >= {folded.node_of("query.weight")}
+    # no Transpose is drawn, and the square of the loss is one op with one edge each way
+    assert not [n for n in folded.nodes.values() if "Transpose" in _label_lines(n)[0]]
+    assert _label_lines(folded.nodes[folded.node_of("→ loss () float64")])[0] == "mean(attention²)"
+    both = Dot(to_dot(loss, intermediates=True))
+    assert both.labelled("scores") and both.labelled("Q Kᵀ / √4")
+
+
+def test_x_times_x_is_one_edge_each_way_by_default(rng):
+    x = Tensor(rng.standard_normal(3), requires_grad=True, name="x")
+    dot = Dot(to_dot((x * x).sum()))
+    square = dot.node_of("sum(x²)")
+    assert [(a, b) for a, b, _ in dot.colour(GREEN)] == [(dot.node_of("x"), square)]
+    assert [(a, b) for a, b, _ in dot.colour(RED)] == [(dot.node_of("x"), square)]
 
 
 # ------------------------------------------------------------------ clusters and collapse
@@ -366,7 +414,7 @@ def nested_model(rng):
 
 
 def test_modules_are_nested_clusters(rng):
-    dot = Dot(to_dot(nested_model(rng)))
+    dot = Dot(to_dot(nested_model(rng), **PLUMBING))
     labels = {c["label"]: c for c in dot.clusters.values()}
     assert set(labels) == {"attn", "attn.query", "attn.key", "mlp"}
     parent = {
@@ -379,13 +427,13 @@ def test_modules_are_nested_clusters(rng):
     # a parameter sits in the box of the module its name says
     assert dot.nodes[dot.node_of("attn.query.weight")]["_clusters"] == ["attn", "attn.query"]
     assert dot.nodes[dot.node_of("X")]["_clusters"] == []
-    assert not Dot(to_dot(nested_model(rng), clusters=False)).clusters
+    assert not Dot(to_dot(nested_model(rng), clusters=False, **PLUMBING)).clusters
 
 
 def test_collapse_a_module_by_path(rng):
     loss = nested_model(rng)
-    full = Dot(to_dot(loss))
-    dot = Dot(to_dot(loss, collapse="attn"))
+    full = Dot(to_dot(loss, **PLUMBING))
+    dot = Dot(to_dot(loss, collapse="attn", **PLUMBING))
     box = dot.node_of("attn")
     assert dot.nodes[box]["shape"] == "box3d"
     assert "5 ops" in _label_lines(dot.nodes[box])  # 2 MatMul, Transpose, MatMul, Softmax
@@ -403,7 +451,7 @@ def test_collapse_a_module_by_path(rng):
 
 def test_collapse_by_depth(rng):
     loss = nested_model(rng)
-    depth1 = Dot(to_dot(loss, collapse_depth=1))
+    depth1 = Dot(to_dot(loss, collapse_depth=1, **PLUMBING))
     boxes = {
         _label_lines(depth1.nodes[i])[0]: _label_lines(depth1.nodes[i])[1:]
         for i in depth1.nodes
@@ -411,11 +459,11 @@ def test_collapse_by_depth(rng):
     }
     assert boxes == {
         "attn": ["5 ops", "2 parameters, 32 values"],
-        "mlp": ["3 ops", "1 parameters, 8 values"],
+        "mlp": ["3 ops", "1 parameter, 8 values"],
     }
     ops = [_label_lines(depth1.nodes[i])[0] for i in depth1.nodes if i.startswith("op")]
     assert ops == ["Sum"]  # the loss was made outside every module
-    depth2 = Dot(to_dot(loss, collapse_depth=2))
+    depth2 = Dot(to_dot(loss, collapse_depth=2, **PLUMBING))
     boxes = {_label_lines(depth2.nodes[i])[0] for i in depth2.nodes if i.startswith("m")}
     assert boxes == {"attn.query", "attn.key"}
     assert depth2.nodes[depth2.node_of("attn.query")]["_clusters"] == ["attn"]
@@ -432,11 +480,11 @@ def test_a_shared_constant_is_drawn_once_per_use_inside_each_module(rng):
             outs.append(x * half)
         finally:
             observers.scope.pop()
-    dot = Dot(to_dot(outs[0] + outs[1]))
+    dot = Dot(to_dot(outs[0] + outs[1], **PLUMBING))
     constants = dot.labelled("0.5")
     assert len(constants) == 2
     assert sorted(dot.nodes[c]["_clusters"][0] for c in constants) == ["first", "second"]
-    collapsed = Dot(to_dot(outs[0] + outs[1], collapse_depth=1))
+    collapsed = Dot(to_dot(outs[0] + outs[1], collapse_depth=1, **PLUMBING))
     assert not collapsed.labelled("0.5")  # each went into its module's box
 
 
@@ -447,14 +495,14 @@ def test_nn_modules_draw_as_clusters_with_their_parameters():
     head = nn.SelfAttention(4)
     x = Tensor(np.random.default_rng(1).standard_normal((5, 4)), name="X")
     loss = head(x).sum()
-    dot = Dot(to_dot(loss))
+    dot = Dot(to_dot(loss, **PLUMBING))
     for part in ("query", "key", "value"):
         assert dot.nodes[dot.node_of(f"{part}.weight")]["_clusters"] == [part]
     # the outermost module (path "") is the whole picture, not a box of its own
     assert {c["label"] for c in dot.clusters.values()} == {"query", "key", "value"}
     assert dot.nodes[dot.node_of("Softmax")]["_clusters"] == []
     assert dot.node_of("X") not in dot.gradient_targets()
-    collapsed = Dot(to_dot(loss, collapse=["query", "key", "value"]))
+    collapsed = Dot(to_dot(loss, collapse=["query", "key", "value"], **PLUMBING))
     assert not collapsed.labelled("query.weight")
     assert {_label_lines(collapsed.nodes[i])[0] for i in collapsed.nodes if i[0] == "m"} == {
         "query",
@@ -472,7 +520,7 @@ def test_a_graph_of_thousands_of_ops_traces_without_recursion(rng):
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(200)  # an recursive walk would fail here
     try:
-        dot = Dot(to_dot(loss, intermediates=False))
+        dot = Dot(to_dot(loss, intermediates=False, **PLUMBING))
     finally:
         sys.setrecursionlimit(limit)
     assert len(dot.labelled("Mul")) == 3000
@@ -598,6 +646,8 @@ def test_draw_graph_is_a_digraph_that_shows_itself_inline(rng):
     assert isinstance(picture, graphviz.Digraph)
     bundle = picture._repr_mimebundle_()
     assert "<svg" in bundle["image/svg+xml"]
+    # in a notebook it fits the cell: no fixed width in points, its natural width at most
+    assert re.search(r'<svg width="100%" style="max-width: [\d.]+pt', bundle["image/svg+xml"])
     assert picture.pipe("png")[:4] == b"\x89PNG"
 
 
@@ -609,15 +659,240 @@ def test_renderer_errors_are_reported():
 
 @needs_renderer
 def test_examples_render(tmp_path):
-    from tinygrad_attn.viz.examples import render_examples
+    from tinygrad_attn.examples import render_examples
 
     written = render_examples(tmp_path)
     names = sorted(p.name for p in written)
     assert names == [
         "attention_graph.png",
         "attention_graph.svg",
-        "transformer_block.png",
-        "transformer_block.svg",
+        "transformer_stack.png",
+        "transformer_stack.svg",
     ]
     assert all(p.stat().st_size > 1000 for p in written)
-    assert "block.attn" in (tmp_path / "transformer_block.svg").read_text()
+    assert "0.attn · MultiHeadAttention" in (tmp_path / "transformer_stack.svg").read_text()
+
+
+# ------------------------------------------------------------------ issue 14: the picture
+@pytest.fixture(scope="module")
+def article_svg():
+    """The demo's picture (one training step of the article's head), as the SVG it writes."""
+    from tinygrad_attn.examples import training_step_picture
+
+    loss, options = training_step_picture()
+    return run_renderer(to_dot(loss, **options), "svg").decode("utf-8")
+
+
+def test_the_article_picture_has_x_left_and_q_k_v_in_one_column(article_svg):
+    picture = Geometry(article_svg)
+    x = picture.node_with("X")
+    assert x.left / picture.width <= 0.05
+    layers = [picture.node_with(f"→ {name} (6, 5)") for name in "QKV"]
+    centres = [layer.centre_x for layer in layers]
+    assert (max(centres) - min(centres)) / picture.width <= 0.10
+    assert all(layer.left > x.right for layer in layers)  # beside X, to its right
+    # then the scores, the weights, their mix with V and the loss, left to right
+    steps = ["→ scores (6, 6)", "→ weights (6, 6)", "→ attention (6, 5)", "→ loss ()"]
+    lefts = [picture.node_with(step).left for step in steps]
+    assert min(centres) < lefts[0] and lefts == sorted(lefts)
+
+
+def test_the_article_picture_is_legible_880_px_wide(article_svg):
+    picture = Geometry(article_svg)
+    assert picture.px_at(880, picture.smallest_node_text()) >= 9
+
+
+def test_the_article_picture_labels_rows_and_columns_with_the_words(article_svg):
+    from tinygrad_attn.examples import SENTENCE
+
+    picture = Geometry(article_svg)
+    weights = picture.node_with("→ weights (6, 6)")
+    header = weights.lines.index("→ weights (6, 6)")
+    assert tuple(weights.lines[header + 1 : header + 7]) == SENTENCE  # the columns
+    for word in SENTENCE:  # a column label, and a row label of the weights (and of the grads)
+        assert weights.lines.count(word) >= 2, word
+    for name in "XQKV":  # the row labels of the other tables
+        node = picture.node_with(name) if name == "X" else picture.node_with(f"→ {name} (6, 5)")
+        assert all(word in node.lines for word in SENTENCE)
+    row = weights.lines.index("orange", weights.lines.index("orange") + 1)
+    numbers = [float(v) for v in weights.lines[row + 1 : row + 7]]  # the "orange" row
+    assert abs(sum(numbers) - 1) < 0.04  # two decimals each: the row of a softmax
+
+
+def test_the_article_picture_is_the_maths_not_the_plumbing(article_svg):
+    picture = Geometry(article_svg)
+    assert len(picture.nodes_with(r"^Transpose")) <= 1
+    assert picture.nodes_with(r"^Q Kᵀ / √5$")  # the raw Q Kᵀ and 1/√d say what they are
+    assert len(picture.nodes_with(r"^X Wᵀ$")) == 3
+    assert not picture.nodes_with(r"^0\.447")  # no unnamed constant node
+    assert len(picture.nodes) <= 15
+
+
+class Linear(ta.Function):
+    """out = x W^T + b;  dx = dout W,  dW = dout^T x,  db = sum(dout)"""
+
+    @staticmethod
+    def forward(ctx, x, weight, bias):
+        ctx.save_for_backward(x, weight)
+        return x @ weight.T + bias
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        x, weight = ctx.saved_tensors
+        return grad_out @ weight, grad_out.T @ x, grad_out.sum(axis=0)
+
+
+def test_a_fused_linear_is_one_node_that_says_x_w_transposed_plus_b(rng):
+    x = Tensor(rng.standard_normal((3, 4)), name="X")
+    w = Tensor(rng.standard_normal((2, 4)), requires_grad=True, name="layer.weight")
+    b = Tensor(rng.standard_normal(2), requires_grad=True, name="layer.bias")
+    observers.scope.append("layer")
+    try:
+        out = Linear.apply(x, w, b)
+    finally:
+        observers.scope.pop()
+    out.name = "Q"
+    dot = Dot(to_dot(out.sum()))
+    node = dot.node_of("→ Q (3, 2) float64")
+    assert _label_lines(dot.nodes[node])[0] == "X Wᵀ + b"
+    assert {dot.node_of("layer.weight"), dot.node_of("layer.bias")} <= dot.gradient_targets()
+
+
+def test_every_primitive_op_on_request(rng):
+    _, _, loss = attention_head(rng)
+    dot = Dot(to_dot(loss, **PLUMBING))
+    assert len(dot.labelled("Transpose")) == 4  # three weights and Kᵀ
+    assert dot.labelled("0.5")
+
+
+def test_the_legend_lists_only_what_is_drawn(rng):
+    _, _, loss = attention_head(rng)
+    legend = Dot(to_dot(loss)).graph["label"]
+    assert "parameter" in legend and "input" in legend and "op: its formula" in legend
+    assert "constant" not in legend  # written into the formula instead
+    assert "collapsed module" not in legend and "module (dashed box)" in legend
+    assert "double border" in legend
+    assert "value &lt; 0" not in legend  # no values drawn
+    forward = Dot(to_dot(loss, passes="forward")).graph["label"]
+    assert "backward: gradients" not in forward and RED not in forward
+    plain = Dot(to_dot((Tensor([1.0, 2.0], requires_grad=True) * 2).sum(), **PLUMBING))
+    text = plain.graph["label"]
+    assert "constant" in text and "module" not in text and "input" not in text
+    assert Dot(to_dot(loss, show_values=True)).graph["label"].count("value &lt; 0") == 1
+    assert Dot(to_dot(loss)).graph["labelloc"] == "t"  # at the start of the picture
+
+
+def test_direction_top_to_bottom(rng):
+    _, _, loss = attention_head(rng)
+    assert Dot(to_dot(loss)).graph["rankdir"] == "LR"  # the article's head: left to right
+    assert Dot(to_dot(loss, direction="TB")).graph["rankdir"] == "TB"
+    stack, _ = _stack()
+    assert Dot(to_dot(stack)).graph["rankdir"] == "TB"  # 14 columns: top to bottom reads better
+    assert Dot(to_dot(stack, direction="LR")).graph["rankdir"] == "LR"
+    with pytest.raises(ValueError, match="direction"):
+        to_dot(loss, direction="RL")
+
+
+def _stack(blocks=2):
+    from tinygrad_attn.examples import transformer_stack_step
+
+    return transformer_stack_step(blocks)
+
+
+def test_a_two_block_transformer_is_at_most_80_nodes_by_default():
+    loss, model = _stack()
+    dot = Dot(to_dot(loss))
+    assert len(dot.nodes) <= 80
+    svg = Geometry(run_renderer(to_dot(loss, model=model), "svg").decode("utf-8"))
+    assert len(svg.nodes) <= 80
+    boxes = {n.lines[0] for n in svg.nodes if n.lines and " · " in n.lines[0]}
+    assert {"0.attn · MultiHeadAttention", "1.mlp · Sequential", "0.ln1 · LayerNorm"} <= boxes
+    attn = svg.node_with("0.attn · MultiHeadAttention")
+    assert "8 parameters, 4,224 values" in attn.lines  # what it holds
+    assert len(Dot(to_dot(loss, all_ops=True, max_nodes=None)).nodes) > 200  # all of it
+    shown = min(880, svg.width * 4 / 3)  # the README shows it at most 880 px wide
+    assert svg.px_at(shown, svg.smallest_node_text()) >= 9
+
+
+def test_modules_expand_by_name_or_depth_and_unknown_names_are_refused():
+    loss, model = _stack()
+    opened = Dot(to_dot(loss, expand="0.attn", model=model))
+    assert not opened.labelled("0.attn · MultiHeadAttention")
+    boxes = [_label_lines(n)[0] for k, n in opened.nodes.items() if k[0] == "m"]
+    assert "0.attn.q_proj · Linear" in boxes and any(b.startswith("1") for b in boxes)
+    assert {c["label"] for c in opened.clusters.values()} >= {"0.attn · MultiHeadAttention"}
+    depth1 = Dot(to_dot(loss, collapse_depth=1, model=model))
+    assert {_label_lines(n)[0] for k, n in depth1.nodes.items() if k[0] == "m"} == {
+        "0 · TransformerBlock",
+        "1 · TransformerBlock",
+    }
+    with pytest.raises(ValueError, match=r"nosuchmodule.*0\.attn"):
+        to_dot(loss, collapse="nosuchmodule")
+    with pytest.raises(ValueError, match="expand='blocks.9'"):
+        to_dot(loss, expand="blocks.9")
+
+
+class _Scope(str):
+    """A module path that also says the module's type (what Module.__call__ could push)."""
+
+    module_type = "Attention"
+
+
+def test_boxes_name_the_type_the_scope_carries(rng):
+    x = Tensor(rng.standard_normal((3, 4)), requires_grad=True, name="x")
+    observers.scope.append(_Scope("attn"))
+    try:
+        y = (x * 2).tanh()
+    finally:
+        observers.scope.pop()
+    dot = Dot(to_dot(y.sum()))
+    assert {c["label"] for c in dot.clusters.values()} == {"attn · Attention"}
+    boxes = Dot(to_dot(y.sum(), collapse="attn"))
+    assert boxes.labelled("attn · Attention")
+
+
+def test_clusters_never_overlap():
+    from tinygrad_attn.examples import transformer_block_step
+
+    for loss, model in (transformer_block_step(), _stack()):
+        for options in ({}, {"collapse_depth": 2}, {"all_ops": True, "max_nodes": None}):
+            svg = Geometry(run_renderer(to_dot(loss, model=model, **options), "svg").decode())
+            boxes = svg.clusters
+            for i, a in enumerate(boxes):
+                for b in boxes[i + 1 :]:
+                    apart = (
+                        a.right <= b.left or b.right <= a.left
+                        or a.bottom <= b.top or b.bottom <= a.top
+                    )  # fmt: skip
+                    nested = all(getattr(a, s) <= getattr(b, s) for s in ("left", "top")) and all(
+                        getattr(a, s) >= getattr(b, s) for s in ("right", "bottom")
+                    )
+                    inside = all(getattr(b, s) <= getattr(a, s) for s in ("left", "top")) and all(
+                        getattr(b, s) >= getattr(a, s) for s in ("right", "bottom")
+                    )
+                    assert apart or nested or inside, (options, a.lines, b.lines)
+
+
+def test_a_wide_png_is_scaled_down_or_refused_with_advice(tmp_path):
+    x = Tensor([1.0, 2.0], requires_grad=True, name="x")
+    y = x
+    for _ in range(40):
+        y = y * 1.01
+    loss = y.sum()
+    path = render_graph(loss, path=tmp_path / "wide.png", all_ops=True, max_png_width=3000)
+    width, height = struct.unpack(">II", path.read_bytes()[16:24])
+    assert 2500 < width <= 3000
+    with pytest.raises(ValueError, match="collapse"):
+        render_graph(loss, path=tmp_path / "wider.png", all_ops=True, max_png_width=200)
+
+
+def test_what_the_renderer_says_reaches_the_user(isolated, rng):
+    fake = isolated / "talky"
+    fake.write_text(
+        "#!/bin/sh\ncat > /dev/null\necho 'Warning: scaling down' >&2\n"
+        "printf '<svg width=\"10pt\"></svg>'\n"
+    )
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    x = Tensor(rng.standard_normal(3), requires_grad=True, name="x")
+    with pytest.warns(RendererWarning, match="scaling down"):
+        run_renderer(to_dot(x.sum()), "svg", str(fake))

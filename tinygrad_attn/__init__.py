@@ -7,6 +7,32 @@ its imports does not matter. Its one side effect is the excepthook line at the e
 import os as _os
 
 from . import functional, nn, optim, saved
+from .creation import (  # noqa: F401  (PyTorch spellings; ta.tensor: the function, not the module)
+    bool,
+    cat,
+    device,
+    double,
+    float,
+    float16,
+    float32,
+    float64,
+    full,
+    full_like,
+    half,
+    int32,
+    int64,
+    long,
+    multinomial,
+    ones_like,
+    rand,
+    randint,
+    randn_like,
+    tensor,
+    topk,
+    tril,
+    triu,
+    zeros_like,
+)
 from .debug import AnomalyError, detect_anomaly
 from .engine import BackwardStep
 from .function import Function

@@ -11,13 +11,13 @@ import sys
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from .demo import run
+    from .examples import run
 
     return run(args.out)
 
 
 def _graph(args: argparse.Namespace) -> int:
-    from .viz.examples import render_examples
+    from .examples import render_examples
 
     for path in render_examples(args.out):
         print(f"wrote {path}")
@@ -31,9 +31,11 @@ def _gradcheck(argv: list[str]) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from .viz.replay import main
+    from .examples import replay_example
 
-    return main(args.out)
+    path = replay_example(args.out, args.model)
+    print(f"wrote {path}  (open it in a browser; -> / <- walk through the backward steps)")
+    return 0
 
 
 def _learn(args: argparse.Namespace) -> int:
@@ -56,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--out", default="out", help="folder for the pictures (default: out)")
     demo.set_defaults(run=_demo)
     graph = commands.add_parser(
-        "graph", help="render the built-in example graphs (attention head, transformer block)"
+        "graph", help="draw the README's pictures (the attention head, a two-block transformer)"
     )
     graph.add_argument("--out", default="out", help="folder for the pictures (default: out)")
     graph.set_defaults(run=_graph)
@@ -70,6 +72,13 @@ def build_parser() -> argparse.ArgumentParser:
         "replay", help="write an HTML page that replays a backward pass step by step"
     )
     replay.add_argument("--out", default="out", help="folder for backward.html (default: out)")
+    replay.add_argument(
+        "--model",
+        choices=("head", "transformer"),
+        default="head",
+        help="the article's attention head (default), or a small model around a transformer "
+        "block, its modules collapsed",
+    )
     replay.set_defaults(run=_replay)
     learn = commands.add_parser(
         "learn", help="train a model and write an HTML page that replays its training, step by step"

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from . import format as _format
 from .saved import explain_read_only, saved_by  # noqa: F401  (the read-only note lives there)
 from .state import observers
 from .tensor import Tensor
@@ -120,50 +121,13 @@ class _SiteRecording:
 
 
 # ---------------------------------------------------------------------- array summaries
-SMALL = 64  # arrays with at most this many elements are shown in full
+# (format.py is the one way to print a tensor or an array; these names stay for old callers)
+SMALL = _format.SMALL
+stats = _format.stats
+describe = _format.describe
+_label = _format.short_label
 
 
-def _label(t: Any) -> str:
-    """`name (shape)` or just `(shape)` for a tensor, a ReleasedTensor or an ndarray."""
-    shape = tuple(t.shape)
-    name = getattr(t, "name", None)
-    return f"{name} {shape}" if name else f"{shape}"
-
-
-def stats(array: np.ndarray) -> str:
-    """One line: shape, min/mean/max/norm over the finite values, and NaN/Inf counts."""
-    a = np.asarray(array)
-    head = f"shape {a.shape} {a.dtype}"
-    if a.size == 0 or a.dtype.kind not in "fciub":
-        return head
-    values = a.astype(np.float64) if a.dtype.kind in "iub" else a
-    finite = np.isfinite(values)
-    nan = int(np.isnan(values).sum())
-    inf = int(a.size - finite.sum() - nan)
-    body = head
-    if finite.any():
-        ok = values[finite]
-        body += (
-            f"  min {ok.min():.4g}  mean {ok.mean():.4g}  max {ok.max():.4g}"
-            f"  norm {np.linalg.norm(ok):.4g}"
-        )
-    if nan or inf:
-        body += f"  NaN {nan}  Inf {inf}"
-    return body
-
-
-def describe(array: np.ndarray | None, indent: str = "") -> str:
-    """A small array in full (indented to line up), a large one as `stats`."""
-    if array is None:
-        return "(released: the graph no longer holds this array)"
-    a = np.asarray(array)
-    if a.size > SMALL:
-        return stats(a)
-    body = np.array2string(a, precision=4, suppress_small=True, separator=", ")
-    return body.replace("\n", "\n" + indent)
-
-
-# ------------------------------------------------------------------------- explain_step
 def formula(node: Any) -> str:
     """The op's own docstring (`out = ...;  da = ...`): the calculus its backward applies."""
     doc = type(node).__dict__.get("__doc__")
@@ -187,12 +151,6 @@ def _params(node: Any) -> str:
     return ", ".join(shown)
 
 
-def _origin(t: Any, needs: bool) -> str:
-    if getattr(t, "grad_fn", None) is not None:
-        return f"made by {t.grad_fn.name}"
-    return "leaf, requires grad" if needs else "constant (no grad)"
-
-
 def explain_step(step: Any) -> str:
     """Several lines about one backward step: the op and where it was made, the formula its
     backward applied, its output, the gradient that arrived, and each input's gradient."""
@@ -208,11 +166,11 @@ def explain_step(step: Any) -> str:
     if params:
         lines.append(f"  params    {params}")
     out = step.output
-    lines.append(f"  output    {_label(out)} {out.dtype}")
+    lines.append(f"  output    {_format.label(out)}")
     lines.append("  grad_out  " + describe(step.grad_output, pad))
     needs = getattr(node, "needs_input_grad", (True,) * len(step.inputs))
     for i, (t, grad) in enumerate(zip(step.inputs, step.grad_inputs)):
-        lines.append(f"  input {i}   {_label(t)} {t.dtype}, {_origin(t, needs[i])}")
+        lines.append(f"  input {i}   {_format.label(t)}, {_format.origin(t, needs[i])}")
         if grad is None:
             why = "no gradient: it does not require grad" if not needs[i] else "no gradient"
             lines.append(f"    grad    ({why})")

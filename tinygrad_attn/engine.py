@@ -104,20 +104,9 @@ class BackwardStep(NamedTuple):
     def __repr__(self) -> str:
         """One line: `step 2: Softmax -> weights (6, 6) |grad_out|=0.41 => scores (6, 6)
         |grad|=0.12` (the output, then each input; `|grad|=-` where no gradient flows)."""
+        from .format import step_line  # the one way to print; not part of the core
 
-        def label(t: Any) -> str:
-            return f"{t.name} {tuple(t.shape)}" if t.name else f"{tuple(t.shape)}"
-
-        def norm(g: np.ndarray | None) -> str:
-            return "-" if g is None else f"{float(np.linalg.norm(g)):.3g}"
-
-        ins = ", ".join(
-            f"{label(t)} |grad|={norm(g)}" for t, g in zip(self.inputs, self.grad_inputs)
-        )
-        return (
-            f"step {self.index}: {self.op} -> {label(self.output)} "
-            f"|grad_out|={norm(self.grad_output)} => {ins}"
-        )
+        return step_line(self)
 
     __str__ = __repr__
 

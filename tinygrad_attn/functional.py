@@ -34,6 +34,11 @@ __all__ = [
     "sigmoid",
     "softmax",
     "tanh",
+    "elu",
+    "hardtanh",
+    "leaky_relu",
+    "silu",
+    "softplus",
 ]
 
 
@@ -57,14 +62,16 @@ def _reduce(loss: Tensor, reduction: str, fn: str) -> Tensor:
 
 
 # ------------------------------------------------------------------------------ activations
-def softmax(x: Tensor, axis: int = -1) -> Tensor:
-    """exp(x) / sum(exp(x)) along `axis` (the max is subtracted first, for stability)."""
-    return _tensor(x, "softmax").softmax(axis)
+def softmax(x: Tensor, axis: int | None = None, *, dim: int | None = None) -> Tensor:
+    """exp(x) / sum(exp(x)) along `axis` (or `dim`; -1 by default); the max is subtracted
+    first, for stability."""
+    return _tensor(x, "softmax").softmax(axis, dim=dim)
 
 
-def log_softmax(x: Tensor, axis: int = -1) -> Tensor:
-    """x - log(sum(exp(x))) along `axis`; use it rather than log(softmax(x)) for stability."""
-    return _tensor(x, "log_softmax").log_softmax(axis)
+def log_softmax(x: Tensor, axis: int | None = None, *, dim: int | None = None) -> Tensor:
+    """x - log(sum(exp(x))) along `axis` (or `dim`; -1 by default); use it rather than
+    log(softmax(x)) for stability."""
+    return _tensor(x, "log_softmax").log_softmax(axis, dim=dim)
 
 
 def relu(x: Tensor) -> Tensor:
@@ -281,6 +288,7 @@ def scaled_dot_product_attention(
     key: Tensor,
     value: Tensor,
     attn_mask: Tensor | np.ndarray | None = None,
+    dropout_p: float = 0.0,
     is_causal: bool = False,
     scale: float | None = None,
 ) -> Tensor:
@@ -291,9 +299,14 @@ def scaled_dot_product_attention(
     is True where attention is ALLOWED; a float mask is added to the scores; either must
     broadcast to `(..., L, S)`. `is_causal=True` lets position i attend to j <= i (aligned
     top-left when L != S) and excludes `attn_mask`. A row with every key masked gives zeros.
+    `dropout_p > 0` drops attention weights as PyTorch does (always, whatever the mode: pass
+    `dropout_p=p if self.training else 0`); it runs the composed steps instead of the fused op.
     """
     fn = "scaled_dot_product_attention"
     query, key, value, mask = _attention_args(fn, query, key, value, attn_mask, is_causal)
+    if dropout_p:
+        weights = dropout(_weights(query, key, mask, is_causal, scale), dropout_p)
+        return weights @ value  # (..., L, Ev)
     scale = _scale(scale, query.shape[-1])
     masks = () if mask is None else (mask,)
     return ScaledDotProductAttention.apply(
@@ -362,3 +375,29 @@ def attention_composed(
     out = weights @ value  # (..., L, Ev)
     out.name = "attention"
     return out
+
+
+# ------------------------------------------- more activations (PyTorch's names; Tensor methods)
+def leaky_relu(x: Tensor, negative_slope: float = 0.01) -> Tensor:
+    """x where x > 0, else negative_slope * x."""
+    return _tensor(x, "leaky_relu").leaky_relu(negative_slope)
+
+
+def elu(x: Tensor, alpha: float = 1.0) -> Tensor:
+    """x where x > 0, else alpha * (exp(x) - 1)."""
+    return _tensor(x, "elu").elu(alpha)
+
+
+def softplus(x: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """log(1 + exp(beta x)) / beta (x itself past the threshold, as PyTorch)."""
+    return _tensor(x, "softplus").softplus(beta, threshold)
+
+
+def silu(x: Tensor) -> Tensor:
+    """x * sigmoid(x)."""
+    return _tensor(x, "silu").silu()
+
+
+def hardtanh(x: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """x clamped to [min_val, max_val]."""
+    return _tensor(x, "hardtanh").hardtanh(min_val, max_val)

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from . import engine, ops
+from .tensor_methods import TensorMethods, check_device, resolve_axis, softmax_over_axes
 
 _default_dtype = np.dtype(np.float32)
 _rng = np.random.default_rng()
@@ -147,7 +148,7 @@ class ReleasedTensor:
         )
 
 
-class Tensor:
+class Tensor(TensorMethods):
     """An n-dimensional array that records the ops applied to it, for reverse-mode autodiff."""
 
     # Class-level defaults: an op's output sets only what differs (keeps `apply` cheap).
@@ -164,7 +165,9 @@ class Tensor:
         requires_grad: bool = False,
         dtype: Any = None,
         name: str | None = None,
+        device: Any = None,
     ) -> None:
+        check_device(device)
         self.data = _array_from(data, dtype, copy=True)
         if requires_grad:
             _check_can_require_grad(self.data.dtype, "Tensor(requires_grad=True)")
@@ -244,10 +247,6 @@ class Tensor:
     @property
     def ndim(self) -> int:
         return self.data.ndim
-
-    @property
-    def size(self) -> int:
-        return self.data.size
 
     @property
     def T(self) -> Tensor:
@@ -470,20 +469,14 @@ class Tensor:
         return ops.Erf.apply(self)
 
     # ----------------------------------------------------------------- reductions
-    def sum(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor:
+    # `dim=` / `keepdim=` are PyTorch's spellings of `axis=` / `keepdims=` (tensor_methods.py).
+    def sum(self, axis: Any = None, keepdims: Any = None, *, dim=None, keepdim=None) -> Tensor:
+        axis, keepdims = resolve_axis("sum", axis, keepdims, dim, keepdim)
         return ops.Sum.apply(self, axis=axis, keepdims=keepdims)
 
-    def mean(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor:
+    def mean(self, axis: Any = None, keepdims: Any = None, *, dim=None, keepdim=None) -> Tensor:
+        axis, keepdims = resolve_axis("mean", axis, keepdims, dim, keepdim)
         return ops.Mean.apply(self, axis=axis, keepdims=keepdims)
-
-    def max(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor:
-        """Largest value; where several elements tie, the gradient is split evenly among them."""
-        return ops.Max.apply(self, axis=axis, keepdims=keepdims)
-
-    def var(
-        self, axis: int | Sequence[int] | None = None, keepdims: bool = False, ddof: int = 0
-    ) -> Tensor:
-        return ops.Var.apply(self, axis=axis, keepdims=keepdims, ddof=ddof)
 
     # ---------------------------------------------------------------------- shape
     def reshape(self, *shape: Any) -> Tensor:
@@ -492,6 +485,10 @@ class Tensor:
         return ops.Reshape.apply(self, shape=shape)
 
     def transpose(self, *axes: Any) -> Tensor:
+        """No argument: reverse the axes. Two ints: swap them (PyTorch). A tuple or 3+ ints: a
+        permutation (NumPy)."""
+        if len(axes) == 2 and all(isinstance(a, (int, np.integer)) for a in axes):
+            return self.swapaxes(axes[0], axes[1])
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
             axes = tuple(axes[0])
         return ops.Transpose.apply(self, axes=axes or None)
@@ -507,10 +504,12 @@ class Tensor:
             ) from None
         return ops.Transpose.apply(self, axes=tuple(axes))
 
-    def unsqueeze(self, axis: int) -> Tensor:
+    def unsqueeze(self, axis: Any = None, *, dim: Any = None) -> Tensor:
+        axis, _ = resolve_axis("unsqueeze", axis, None, dim)
         return ops.Reshape.apply(self, shape=_unsqueezed_shape(self.shape, axis))
 
-    def squeeze(self, axis: int | Sequence[int] | None = None) -> Tensor:
+    def squeeze(self, axis: int | Sequence[int] | None = None, *, dim: Any = None) -> Tensor:
+        axis, _ = resolve_axis("squeeze", axis, None, dim)
         return ops.Reshape.apply(self, shape=_squeezed_shape(self.shape, axis))
 
     def __getitem__(self, index: Any) -> Tensor:
@@ -520,11 +519,17 @@ class Tensor:
     def matmul(self, other: Any) -> Tensor:
         return ops.MatMul.apply(self, self._operand(other))
 
-    def softmax(self, axis: int = -1) -> Tensor:
-        return ops.Softmax.apply(self, axis=axis)
+    def softmax(self, axis: Any = None, *, dim: Any = None) -> Tensor:
+        axis, _ = resolve_axis("softmax", axis, None, dim)
+        if isinstance(axis, (tuple, list)):
+            return softmax_over_axes(self, axis, log=False)
+        return ops.Softmax.apply(self, axis=-1 if axis is None else axis)
 
-    def log_softmax(self, axis: int = -1) -> Tensor:
-        return ops.LogSoftmax.apply(self, axis=axis)
+    def log_softmax(self, axis: Any = None, *, dim: Any = None) -> Tensor:
+        axis, _ = resolve_axis("log_softmax", axis, None, dim)
+        if isinstance(axis, (tuple, list)):
+            return softmax_over_axes(self, axis, log=True)
+        return ops.LogSoftmax.apply(self, axis=-1 if axis is None else axis)
 
     def masked_fill(self, mask: Any, value: float) -> Tensor:
         """Where `mask` is True, put `value`; elsewhere keep self (no gradient where filled)."""
@@ -585,23 +590,29 @@ def _shape_arg(shape: tuple) -> tuple:
     return tuple(shape)
 
 
-def zeros(*shape: Any, requires_grad: bool = False, dtype: Any = None) -> Tensor:
+def zeros(*shape: Any, requires_grad: bool = False, dtype: Any = None, device=None) -> Tensor:
     """A tensor of zeros (default float dtype unless `dtype` is given)."""
+    check_device(device)
     return from_numpy(np.zeros(_shape_arg(shape), dtype or _default_dtype), requires_grad)
 
 
-def ones(*shape: Any, requires_grad: bool = False, dtype: Any = None) -> Tensor:
+def ones(*shape: Any, requires_grad: bool = False, dtype: Any = None, device=None) -> Tensor:
     """A tensor of ones (default float dtype unless `dtype` is given)."""
+    check_device(device)
     return from_numpy(np.ones(_shape_arg(shape), dtype or _default_dtype), requires_grad)
 
 
-def arange(*args: Any, dtype: Any = None) -> Tensor:
+def arange(
+    *args: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
     """As `np.arange` (integers give an integer tensor)."""
-    return from_numpy(np.arange(*args, dtype=dtype))
+    check_device(device)
+    return from_numpy(np.arange(*args, dtype=dtype), requires_grad)
 
 
-def randn(*shape: Any, requires_grad: bool = False, dtype: Any = None) -> Tensor:
+def randn(*shape: Any, requires_grad: bool = False, dtype: Any = None, device=None) -> Tensor:
     """Standard normal samples from the global generator (`ta.manual_seed`)."""
+    check_device(device)
     array = _rng.standard_normal(_shape_arg(shape)).astype(dtype or _default_dtype)
     return from_numpy(array, requires_grad)
 

@@ -4,27 +4,52 @@ Each layer names its parameters by their path from the outermost module as soon 
 assigned (`blocks.0.attn.q_proj.weight`), so graphs and error messages say which is which.
 """
 
+from .. import functional  # `from torch.nn import functional as F` carries over
+from . import init, utils
 from .activation import GELU, Dropout, ReLU
 from .attention import MultiHeadAttention, SelfAttention
 from .embedding import Embedding
 from .linear import Linear
-from .module import IncompatibleKeys, Module, ModuleList, Sequential, functional_call
+from .module import (
+    IncompatibleKeys,
+    Module,
+    ModuleDict,
+    ModuleList,
+    Parameter,
+    Sequential,
+    functional_call,
+)
 from .norm import LayerNorm
+from .pointwise import ELU, Hardtanh, Identity, LeakyReLU, Sigmoid, SiLU, Softmax, Softplus, Tanh
 from .transformer import TransformerBlock
 
 __all__ = [
-    "GELU",
     "Dropout",
+    "ELU",
     "Embedding",
+    "GELU",
+    "Hardtanh",
+    "Identity",
     "IncompatibleKeys",
     "LayerNorm",
+    "LeakyReLU",
     "Linear",
     "Module",
+    "ModuleDict",
     "ModuleList",
     "MultiHeadAttention",
+    "Parameter",
     "ReLU",
     "SelfAttention",
     "Sequential",
+    "SiLU",
+    "Sigmoid",
+    "Softmax",
+    "Softplus",
+    "Tanh",
     "TransformerBlock",
+    "functional",
     "functional_call",
+    "init",
+    "utils",
 ]

@@ -20,13 +20,33 @@ import numpy as np
 
 from ..state import observers
 from ..tensor import Tensor
+from ..tensor_methods import check_device, device
 
 
 def _join(prefix: str, name: str) -> str:
     return f"{prefix}.{name}" if prefix else name
 
 
+class Parameter(Tensor):
+    """A leaf Tensor meant to be a module's parameter (`nn.Parameter(torch.ones(4))`).
+
+    As in PyTorch it requires grad by default and is registered as a parameter when assigned to
+    a module even if frozen (`requires_grad=False`). Unlike PyTorch it copies its data (a
+    Tensor's array is not shared), as `Tensor(...)` does.
+    """
+
+    def __init__(self, data: Any = None, requires_grad: bool = True) -> None:
+        if data is None:
+            data = np.empty(0, dtype=np.float32)
+        super().__init__(data.data if isinstance(data, Tensor) else data, requires_grad)
+
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + super().__repr__()
+
+
 def _is_parameter(value: Any) -> bool:
+    if isinstance(value, Parameter):
+        return True
     return isinstance(value, Tensor) and value.requires_grad and value.is_leaf
 
 
@@ -59,6 +79,8 @@ class Module:
         # objects themselves stay ordinary attributes (visible in a debugger's variables view).
         object.__setattr__(self, "_parameter_names", [])
         object.__setattr__(self, "_child_names", [])
+        object.__setattr__(self, "_buffer_names", [])  # register_buffer: state, not trained
+        object.__setattr__(self, "_non_persistent", set())  # buffers left out of state_dict
         object.__setattr__(self, "_path", "")
         object.__setattr__(self, "training", True)
 
@@ -70,6 +92,14 @@ class Module:
                 "super().__init__() first in your __init__"
             )
         params, children = self._parameter_names, self._child_names
+        if name in self.__dict__.get("_buffer_names", ()):
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(
+                    f"{self._label()}: buffer {name!r} must be a Tensor or None, got "
+                    f"{type(value).__name__}"
+                )
+            object.__setattr__(self, name, value)
+            return
         kind = params if _is_parameter(value) else children if isinstance(value, Module) else None
         for names in (params, children):
             if names is not kind and name in names:
@@ -82,8 +112,28 @@ class Module:
             value._rename(_join(self._path, name))
         object.__setattr__(self, name, value)
 
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """Keep `tensor` as state that is not trained (a causal mask, running statistics):
+        an attribute, in `state_dict()` (unless `persistent=False`), never in `parameters()`."""
+        if not isinstance(name, str) or not name or "." in name:
+            raise ValueError(f"{self._label()}.register_buffer: bad name {name!r}")
+        if name in self._parameter_names or name in self._child_names:
+            raise KeyError(
+                f"{self._label()}.register_buffer: {name!r} is already a parameter or module"
+            )
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(
+                f"{self._label()}.register_buffer: {name!r} must be a Tensor or None, got "
+                f"{type(tensor).__name__}"
+            )
+        if name not in self._buffer_names:
+            self._buffer_names.append(name)
+        if not persistent:
+            self._non_persistent.add(name)
+        object.__setattr__(self, name, tensor)
+
     def __delattr__(self, name: str) -> None:
-        for names in (self._parameter_names, self._child_names):
+        for names in (self._parameter_names, self._child_names, self._buffer_names):
             if name in names:
                 names.remove(name)
         object.__delattr__(self, name)
@@ -158,15 +208,58 @@ class Module:
         for _, module in self.named_modules():
             yield module
 
-    def named_parameters(self, prefix: str = "") -> Iterator[tuple[str, Tensor]]:
-        """(path relative to this module, parameter) for every parameter, each tensor once."""
+    def named_parameters(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Tensor]]:
+        """(path relative to this module, parameter) for every parameter, each tensor once
+        (tied weights under their first name) unless `remove_duplicate=False`."""
         seen: set = set()
-        for path, module in self.named_modules(prefix):
+        modules = self._all_modules(prefix) if recurse else [(prefix, self)]
+        for path, module in modules:
             for name in module._parameter_names:
                 param = getattr(module, name)
-                if id(param) not in seen:
-                    seen.add(id(param))
-                    yield _join(path, name), param
+                if param is None or (remove_duplicate and id(param) in seen):
+                    continue
+                seen.add(id(param))
+                yield _join(path, name), param
+
+    def _all_modules(self, prefix: str = "") -> Iterator[tuple[str, Module]]:
+        """(path, module) under every path it is reachable by (a shared module more than once)."""
+        stack = [(prefix, self)]
+        while stack:
+            path, module = stack.pop()
+            yield path, module
+            stack.extend(
+                (_join(path, name), getattr(module, name)) for name in reversed(module._child_names)
+            )
+
+    def named_buffers(self, prefix: str = "") -> Iterator[tuple[str, Tensor]]:
+        """(path, buffer) for every buffer registered with `register_buffer`."""
+        for path, module in self.named_modules(prefix):
+            for name in module._buffer_names:
+                buffer = getattr(module, name)
+                if buffer is not None:
+                    yield _join(path, name), buffer
+
+    def buffers(self) -> Iterator[Tensor]:
+        for _, buffer in self.named_buffers():
+            yield buffer
+
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        seen: set = set()
+        for name in self._child_names:
+            child = getattr(self, name)
+            if id(child) not in seen:
+                seen.add(id(child))
+                yield name, child
+
+    def apply(self, fn: Any) -> Module:
+        """Call `fn(module)` on every sub-module (children first) and then on this one, as
+        PyTorch's `Module.apply` (e.g. a weight-initialisation function); returns self."""
+        for child in self.children():
+            child.apply(fn)
+        fn(self)
+        return self
 
     def parameters(self) -> Iterator[Tensor]:
         """Every parameter (each tensor once), for an optimizer: `Adam(model.parameters())`."""
@@ -197,22 +290,75 @@ class Module:
             object.__setattr__(module, "training", bool(mode))
         return self
 
+    def to(self, *args: Any, **kwargs: Any) -> Module:
+        """`model.to("cpu")` or `model.to(dtype)`: the device is checked (CPU only), a float
+        dtype converts every parameter and float buffer in place; returns self."""
+        dtype = kwargs.pop("dtype", None)
+        check_device(kwargs.pop("device", None))
+        for arg in args:
+            if isinstance(arg, (str, device)):
+                check_device(arg)
+            else:
+                dtype = arg
+        if kwargs:
+            raise TypeError(f"{self._label()}.to(): unexpected arguments {sorted(kwargs)}")
+        if dtype is not None:
+            dtype = np.dtype(dtype)
+            for tensor in list(self.parameters()) + list(self.buffers()):
+                if tensor.dtype.kind == "f" and tensor.dtype != dtype:
+                    tensor.data = tensor.data.astype(dtype)
+                    tensor.grad = None
+        return self
+
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        """Freeze (False) or unfreeze every parameter; returns self."""
+        for param in self.parameters():
+            param.requires_grad_(requires_grad)
+        return self
+
     def eval(self) -> Module:
         """`train(False)`."""
         return self.train(False)
 
     def state_dict(self) -> dict[str, np.ndarray]:
-        """{relative name: a copy of the parameter's array}."""
-        return {name: param.data.copy() for name, param in self.named_parameters()}
+        """{name: a copy of the array} for every parameter and persistent buffer, in PyTorch's
+        order and naming; a tied weight appears under each of its names (as in PyTorch)."""
+        state = {}
+        for path, module in self._all_modules():
+            for name in module._parameter_names:
+                param = getattr(module, name)
+                if param is not None:
+                    state[_join(path, name)] = param.data.copy()
+            for name in module._buffer_names:
+                buffer = getattr(module, name)
+                if buffer is not None and name not in module._non_persistent:
+                    state[_join(path, name)] = buffer.data.copy()
+        return state
+
+    def _state_tensors(self) -> dict[str, Tensor]:
+        """The tensors `state_dict()` copies, by the same names."""
+        tensors = {}
+        for path, module in self._all_modules():
+            for name in module._parameter_names + module._buffer_names:
+                tensor = getattr(module, name)
+                if tensor is not None and name not in module._non_persistent:
+                    tensors[_join(path, name)] = tensor
+        return tensors
 
     def load_state_dict(self, state: dict, strict: bool = True) -> IncompatibleKeys:
-        """Copy arrays from `state` into the parameters of the same names.
+        """Copy arrays from `state` (this library's or a PyTorch `state_dict`) into the
+        parameters and buffers of the same names. All or nothing: every entry is checked first
+        (a number array of the right shape), and on any error nothing changes.
 
-        Shapes must match exactly (ValueError naming each `key: expected shape X, got Y`).
         With `strict=True` the keys must match too (ValueError naming the missing and the
         unexpected keys); with `strict=False` the others are loaded and the mismatches returned.
         """
-        own = dict(self.named_parameters())
+        label = f"{self._label()}.load_state_dict"
+        if not hasattr(state, "keys") or not hasattr(state, "__getitem__"):
+            raise TypeError(
+                f"{label}: expected a dict of name -> array, got {type(state).__name__}"
+            )
+        own = self._state_tensors()
         missing = [key for key in own if key not in state]
         unexpected = [key for key in state if key not in own]
         problems = []
@@ -221,19 +367,16 @@ class Module:
         if strict and unexpected:
             problems.append(f"unexpected keys: {unexpected}")
         arrays = {}
-        for key, param in own.items():
+        for key, target in own.items():
             if key not in state:
                 continue
-            value = state[key]
-            array = np.asarray(value.data if isinstance(value, Tensor) else value)
-            if array.shape != param.shape:
-                problems.append(f"{key}: expected shape {param.shape}, got {array.shape}")
+            array, problem = _loadable(state[key], target)
+            if problem:
+                problems.append(f"{key}: {problem}")
             arrays[key] = array
         if problems:
             hint = " Pass strict=False to load only the matching keys." if strict else ""
-            raise ValueError(
-                f"{self._label()}.load_state_dict: " + "; ".join(problems) + "." + hint
-            )
+            raise ValueError(f"{label}: " + "; ".join(problems) + "." + hint)
         for key, array in arrays.items():
             # A new array rather than writing in place: a live graph may hold the old one.
             own[key].data = np.array(array, dtype=own[key].dtype)
@@ -253,6 +396,23 @@ class Module:
         ]
         body = "\n".join("  " + line.replace("\n", "\n  ") for line in lines)
         return f"{type(self).__name__}(\n{body}\n)"
+
+
+def _loadable(value: Any, target: Tensor) -> tuple[Any, str | None]:
+    """(array, None) if `value` can be loaded into `target`, else (None, what is wrong)."""
+    if isinstance(value, Tensor):
+        value = value.data
+    try:
+        array = np.asarray(value)
+    except (ValueError, TypeError) as err:
+        return None, f"cannot be read as an array ({err}); give an ndarray"
+    if array.dtype.kind not in "fiub":
+        return None, f"holds dtype {array.dtype}, not numbers"
+    if array.dtype.kind == "f" and target.dtype.kind in "iub":
+        return None, f"is a float array but the buffer holds {target.dtype}"
+    if array.shape != target.shape:
+        return None, f"expected shape {target.shape}, got {array.shape}"
+    return array, None
 
 
 class ModuleList(Module):
@@ -281,6 +441,64 @@ class ModuleList(Module):
 
     def __iter__(self) -> Iterator[Module]:
         return (getattr(self, name) for name in self._child_names)
+
+    def extend(self, modules: Iterable[Module]) -> ModuleList:
+        """Append each of `modules`."""
+        for module in modules:
+            self.append(module)
+        return self
+
+
+class ModuleDict(Module):
+    """A dict of modules, children named by their keys (`transformer.wte`), as PyTorch's;
+    keys are reachable as attributes too (`self.transformer.wte`)."""
+
+    def __init__(self, modules: Any = None) -> None:
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def update(self, modules: Any) -> None:
+        """Add (or replace) the children from a dict or from (key, module) pairs."""
+        items = modules.items() if hasattr(modules, "items") else modules
+        for key, module in items:
+            self[key] = module
+
+    def __setitem__(self, key: str, module: Module) -> None:
+        if not isinstance(key, str) or not key.isidentifier():
+            raise KeyError(f"{type(self).__name__}: keys must be identifiers, got {key!r}")
+        if not isinstance(module, Module):
+            raise TypeError(
+                f"{type(self).__name__}: {key!r} must be a Module, got {type(module).__name__}"
+            )
+        setattr(self, key, module)
+
+    def __getitem__(self, key: str) -> Module:
+        if key not in self._child_names:
+            raise KeyError(f"{self._label()} has no key {key!r}; it has {self._child_names}")
+        return getattr(self, key)
+
+    def __delitem__(self, key: str) -> None:
+        self[key]  # KeyError naming the keys if absent
+        delattr(self, key)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._child_names
+
+    def __len__(self) -> int:
+        return len(self._child_names)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._child_names))
+
+    def keys(self) -> list[str]:
+        return list(self._child_names)
+
+    def values(self) -> list[Module]:
+        return [getattr(self, key) for key in self._child_names]
+
+    def items(self) -> list[tuple[str, Module]]:
+        return [(key, getattr(self, key)) for key in self._child_names]
 
 
 class Sequential(ModuleList):

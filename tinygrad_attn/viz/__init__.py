@@ -3,6 +3,9 @@
 `to_dot(*roots, **options)` gives DOT text, `draw_graph(...)` a `graphviz.Digraph` (shown inline
 in Jupyter), `render_graph(..., path=...)` an .svg, .png or .dot file. Forward edges are green,
 backward (gradient) edges red, data that takes no gradient blue; every picture has a legend.
+Values and gradients are heat maps in the palette of `tinygrad_attn.format`; `keep_values()`
+keeps them for a picture drawn after backward. `replay_backward(loss, path)` writes a page that
+steps through the backward pass. `trace(*roots)` is the graph walk they all read.
 
 viz only reads the graph; nothing in the core imports it.
 """
@@ -12,6 +15,7 @@ from .render import (
     ENV_VAR,
     GraphPicture,
     RendererNotFound,
+    RendererWarning,
     draw_graph,
     find_renderer,
     render_graph,
@@ -20,6 +24,7 @@ from .render import (
 )
 from .replay import replay_backward
 from .trace import TracedGraph, trace
+from .values import keep_values
 
 __all__ = [
     "BLUE",
@@ -29,9 +34,11 @@ __all__ = [
     "DrawOptions",
     "GraphPicture",
     "RendererNotFound",
+    "RendererWarning",
     "TracedGraph",
     "draw_graph",
     "find_renderer",
+    "keep_values",
     "render_graph",
     "replay_backward",
     "run_renderer",

@@ -1,6 +1,7 @@
-"""From a traced graph to a Graphviz picture: colours, node styles, legend, clusters, collapse.
+"""From a traced graph to a Graphviz picture: colours, node styles, heat maps, legend, clusters.
 
-The picture follows the reference article's diagrams, left to right (rankdir=LR):
+The picture follows the reference article's diagrams, left to right by default
+(`direction="TB"` for top to bottom): X and the parameters first, then each step.
 
 - forward edges are GREEN: the value flows from a tensor into an op, or out of an op;
 - backward edges are RED, one twin per differentiable forward edge, with the arrowhead at the
@@ -9,11 +10,13 @@ The picture follows the reference article's diagrams, left to right (rankdir=LR)
 - edges carrying data that takes no gradient (the input X, masks, constants) are BLUE and have
   no red twin: a red edge never reaches X.
 
-Node shapes: ops are grey ellipses; parameters (leaves that require grad) yellow boxes; inputs
-blue boxes; constants small dashed boxes; intermediate tensors white rounded boxes; the roots
-(e.g. the loss) have a double border; a collapsed module is one purple 3-D box. Ops made while a
-module was being called sit in nested clusters named by the module path, and a module can be
-collapsed (by path prefix or by depth) into one box.
+Node shapes: an op is a grey rounded box headed by its formula (`Q Kᵀ / √5`), holding the
+tensor it made (name, shape, values); parameters (leaves that require grad) are yellow boxes,
+inputs blue boxes, constants (with `all_ops=True`) small dashed boxes; the root (the loss) has a
+double border; a collapsed module is one purple 3-D box naming its path, type and contents.
+Ops made while a module was being called sit in dashed clusters named by the module path.
+Which records become which node (folding, collapsing) is picture.py's business; values and
+gradients are drawn as heat maps (heatmap.py) in the palette of `tinygrad_attn.format`.
 
 This module must not trace the graph (trace.py does) nor run a renderer (render.py does).
 """
@@ -21,21 +24,27 @@ This module must not trace the graph (trace.py does) nor run a renderer (render.
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 import graphviz
 import numpy as np
 
-from .trace import OpRecord, TensorRecord, TracedGraph, scope_prefixes
+from ..format import NEGATIVE, POSITIVE, ZERO, describe, shape_text
+from ..tensor import get_default_dtype
+from .heatmap import FONT, as_grid, heatmap, value_range
+from .picture import Picture, Resolved, phrase, resolve_collapse
+from .trace import TensorRecord, TracedGraph, scope_prefixes
+from .values import kept_grad, kept_value
 
 # Hex colours, so that the SVG and the PNG (and every renderer) agree.
 GREEN = "#2ca02c"  # forward: values
 RED = "#d62728"  # backward: gradients
 BLUE = "#1f77b4"  # data that takes no gradient
+_COLOURS = {"forward": GREEN, "backward": RED, "no_grad": BLUE}
 
 _FILL = {
-    "op": "#e8e8e8",
+    "op": "#ececec",
     "parameter": "#fff2b3",
     "input": "#d6e6f5",
     "constant": "#f4f4f4",
@@ -43,32 +52,17 @@ _FILL = {
     "module": "#e6dcf5",
 }
 _FONT = "Helvetica"
-_SMALL = 9  # point size of the shape/dtype and value lines
+_SMALL = FONT  # point size of the shape/dtype and value lines
+_GREY = "#444444"
+_HEADER = 10  # point size of a node's first line (bold)
+_AUTO_TB_COLUMNS = 10  # direction="auto": wider pictures are drawn top to bottom
 
-# Attributes every Function has; whatever else forward set on the ctx (axis, scale...) is the
-# op's parameters, shown under its name.
-_NODE_ATTRIBUTES = frozenset(
-    {
-        "inputs",
-        "parents",
-        "needs_input_grad",
-        "output_ref",
-        "output_shape",
-        "output_dtype",
-        "output_name",
-        "scope",
-        "creation_site",
-        "released",
-        "output_hooks",
-        "retains_output_grad",
-        "sequence",
-        "has_hooks",
-        "shape",
-        "dtype",
-        "input_shape",
-        "input_dtype",
-    }
-)
+
+def _shape(shape: tuple, dtype: Any) -> str:
+    """`(6, 5)`, with the dtype only when it is not the default one (`(6, 5) float64`)."""
+    if np.dtype(dtype) == np.dtype(get_default_dtype()):
+        return str(tuple(shape))
+    return shape_text(shape, dtype)
 
 
 @dataclass(frozen=True)
@@ -77,34 +71,57 @@ class DrawOptions:
 
     - `passes`: "both" (default), "forward" (green and blue edges) or "backward" (red edges
       only; leaves that take no gradient are left out).
-    - `show_values`, `show_grads`: print values / gradients on tensor nodes (arrays of at most
-      `max_elements` elements in full, larger ones as shape and min/mean/max). An
-      intermediate's value is there only while the program still holds that tensor.
+    - `direction`: "LR" (left to right), "TB" (top to bottom) or "auto" (default): left to
+      right, as the article draws its head, unless the picture would be more than 10 columns
+      wide (a stack of blocks), which reads better top to bottom.
+    - `show_values`, `show_grads`: draw values / gradients in the nodes: arrays up to 16 x 16
+      as heat maps (purple < 0 < orange; attention weights white -> orange, with numbers), one
+      number for a single element, min/mean/max for larger arrays. An intermediate's value is
+      there while the program still holds that tensor, or if it was made inside
+      `viz.keep_values()` (which also keeps the gradient backward sent it).
+    - `axis_labels`: {axis length: labels}, e.g. `{6: words, 5: features}`: heat-map rows (and
+      the attention table's columns) of that length are labelled.
+    - `all_ops`: draw every primitive op, constant and intermediate tensor (the plumbing:
+      weight transposes, the raw `Q Kᵀ`, `x * x` as two edges). By default an op whose unnamed
+      result feeds one op is drawn inside that op's node, results inside their ops, constants
+      in the formula.
+    - `intermediates`: True draws op results as nodes of their own (default: only with
+      `all_ops`).
     - `show_saved`: list the arrays each op saved for backward and their size.
-    - `show_params`: the op's own parameters under its name (axis, scale, ...).
-    - `intermediates`: draw intermediate tensors as nodes of their own (default); False folds
-      each into the op that made it (half as many nodes).
+    - `show_params`: the op's own parameters under its formula (axis, scale, ...).
     - `clusters`: group ops by the module that made them (nested boxes named by module path).
     - `collapse`: a module path or a list of them ("attn", "blocks.0"): everything made inside
       is drawn as one box. `collapse_depth`: collapse every module at that depth of the path
-      ("blocks.0" is depth 2).
-    - `title`: a line above the legend.
+      or deeper ("blocks.0" is depth 2). `expand`: modules kept open whatever else says.
+      With neither `collapse` nor `collapse_depth`, a picture of more than `max_nodes` nodes
+      (default 40; None: never) collapses the deepest modules that make it fit. Unknown
+      module names are an error that lists the known ones.
+    - `model`: the Module that made the graph: boxes then name their type
+      (`blocks.0 · TransformerBlock`).
+    - `title`: a line above the legend. `legend=False` leaves the legend out.
     - `element_ids`: give every node and edge an `id` attribute that the SVG keeps (a node's
       id is its DOT name, an edge's the one `drawn_ids` reports), so a page can script the
       picture (viz/replay.py does).
     """
 
     passes: str = "both"
+    direction: str = "auto"
     show_values: bool = False
     show_grads: bool = False
+    axis_labels: Any = None
+    all_ops: bool = False
+    intermediates: bool | None = None
     show_saved: bool = False
-    show_params: bool = True
-    intermediates: bool = True
+    show_params: bool = False
     clusters: bool = True
     collapse: tuple[str, ...] = ()
     collapse_depth: int | None = None
+    expand: tuple[str, ...] = ()
+    max_nodes: int | None = 40
+    model: Any = None
     max_elements: int = 12
     title: str | None = None
+    legend: bool = True
     element_ids: bool = False
 
     @classmethod
@@ -117,22 +134,36 @@ class DrawOptions:
                 f"{caller}: unknown option(s) {', '.join(unknown)}; the options are "
                 f"{', '.join(sorted(known))}"
             )
-        collapse = options.get("collapse")
-        if collapse is None:
-            options["collapse"] = ()
-        elif isinstance(collapse, str):
-            options["collapse"] = (collapse,)
-        else:
-            options["collapse"] = tuple(collapse)
+        for key in ("collapse", "expand"):
+            value = options.get(key)
+            if value is None:
+                options[key] = ()
+            elif isinstance(value, str):
+                options[key] = (value,)
+            else:
+                options[key] = tuple(value)
         result = cls(**options)
         if result.passes not in ("both", "forward", "backward"):
             raise ValueError(
                 f"{caller}: passes={result.passes!r}; use 'both', 'forward' or 'backward'"
             )
+        if result.direction not in ("LR", "TB", "auto"):
+            raise ValueError(f"{caller}: direction={result.direction!r}; use 'LR', 'TB' or 'auto'")
         if result.collapse_depth is not None and result.collapse_depth < 1:
             raise ValueError(
                 f"{caller}: collapse_depth must be 1 or more, got {result.collapse_depth}"
             )
+        if result.axis_labels is not None:
+            labels = {}
+            for size, names in dict(result.axis_labels).items():
+                names = [str(n) for n in names]
+                if len(names) != size:
+                    raise ValueError(
+                        f"{caller}: axis_labels[{size}] has {len(names)} labels; give one per "
+                        f"index of an axis of length {size}"
+                    )
+                labels[int(size)] = names
+            result = replace(result, axis_labels=labels)
         return result
 
 
@@ -141,78 +172,281 @@ def _text(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
-def _shape_line(shape: tuple, dtype: Any) -> str:
-    return f"{tuple(shape)} {np.dtype(dtype).name}"
-
-
 def describe_array(array: np.ndarray, max_elements: int) -> str:
     """Small arrays in full (3 significant digits), larger ones as min / mean / max."""
     array = np.asarray(array)
-    if array.ndim == 0:
-        return f"{array.item():.4g}" if array.dtype.kind in "fc" else str(array.item())
+    if array.ndim == 0 or array.size == 1:
+        return describe(array.reshape(()))
     if array.size <= max_elements:
         return np.array2string(array, precision=3, separator=", ", max_line_width=48)
     values = array.astype(np.float64)
     return f"min {values.min():.3g}  mean {values.mean():.3g}  max {values.max():.3g}"
 
 
-def _lines(rows: list[tuple[str, int | None, str | None]]) -> str:
-    """An HTML-like label from (text, point size, colour) rows; text is escaped here."""
-    parts = []
-    for text, size, colour in rows:
-        body = "<br/>".join(_text(line) for line in text.split("\n"))
-        attrs = ""
-        if size is not None:
-            attrs += f' point-size="{size}"'
-        if colour is not None:
-            attrs += f' color="{colour}"'
-        parts.append(f"<font{attrs}>{body}</font>" if attrs else body)
-    return "<" + "<br/>".join(parts) + ">"
+def _row(text: str, size: int | None = None, colour: str | None = None, bold=False) -> str:
+    """One line of a label table (text escaped here)."""
+    body = _text(text)
+    if bold:
+        body = f"<b>{body}</b>"
+    attrs = (f' point-size="{size}"' if size else "") + (f' color="{colour}"' if colour else "")
+    if attrs:
+        body = f"<font{attrs}>{body}</font>"
+    return f"<tr><td>{body}</td></tr>"
 
 
-def _plain(text: str) -> tuple[str, None, None]:
-    """A label row in the node's own font (the op's or module's name)."""
-    return (text, None, None)
+def _table(rows: list[str]) -> str:
+    return (
+        '<<table border="0" cellborder="0" cellspacing="1" cellpadding="0">'
+        + "".join(rows)
+        + "</table>>"
+    )
 
 
-def _array_rows(record: TensorRecord, options: DrawOptions) -> list:
-    rows: list = []
-    tensor = record.tensor
-    if options.show_values:
-        if tensor is None:
-            # Only the op's saved arrays keep an intermediate's data: once the tensor itself
-            # is gone (dropped by the program, or released by backward) there is no value.
-            rows.append(("value not kept (tensor is gone)", _SMALL, "#777777"))
+class _Drawer:
+    """Labels and styles of one picture (what is drawn comes from `Picture`)."""
+
+    def __init__(self, picture: Picture, options: DrawOptions) -> None:
+        self.picture = picture
+        self.options = options
+        self.drawn: set[str] = set()  # legend entries: what the picture contains
+        # A module's type: from the scope a node was made in, when the core records it there
+        # (a str carrying `module_type`), else from the `model` option.
+        self.module_types: dict[str, str] = {}
+        for op in picture.traced.ops:
+            kind = getattr(op.node.scope, "module_type", None)
+            if kind and op.node.scope not in self.module_types:
+                self.module_types[str(op.node.scope)] = str(kind)
+        if options.model is not None and hasattr(options.model, "named_modules"):
+            for path, module in options.model.named_modules():
+                self.module_types[path] = type(module).__name__
+
+    # --------------------------------------------------------------- arrays
+    def _array_rows(self, record: TensorRecord, value, grad, weights: bool) -> list[str]:
+        options = self.options
+        rows: list[str] = []
+        if options.show_values:
+            rows += self._one_array(value, weights, None, "value not kept (tensor is gone)")
+        if options.show_grads and record.requires_grad:
+            rows += self._one_array(grad, False, RED, "grad: none yet")
+        return rows
+
+    def _one_array(self, array, weights: bool, colour: str | None, missing: str) -> list[str]:
+        tag = "grad " if colour else ""
+        if array is None:
+            return [_row(missing, _SMALL, colour or "#777777")]
+        grid = as_grid(array)
+        if grid is None:
+            text = describe_array(array, self.options.max_elements)
+            equals = "" if text.startswith("min ") else "= "
+            return [_row(tag + equals + text, _SMALL, colour)]
+        self.drawn.add("weights" if weights else "values")
+        rows = []
+        if colour:
+            rows.append(_row("grad", _SMALL, colour))
+        rows.append(f"<tr><td>{heatmap(grid, self.options.axis_labels, weights)}</td></tr>")
+        rows.append(_row(value_range(grid), _SMALL, colour or _GREY))
+        return rows
+
+    # --------------------------------------------------------------- nodes
+    def op_label(self, node: str) -> str:
+        picture, options = self.picture, self.options
+        ops = picture.groups[node]
+        out = picture.output_of(node)
+        inside = picture.owner.get(out.id) == node  # the result is drawn in this node
+        header = ops[-1].node.name if options.all_ops else phrase(picture, node)
+        rows = [_row(header, None if not inside else _HEADER, None, bold=inside)]
+        if options.show_params:
+            params = " ".join(p for p in (_op_params(op) for op in ops) if p)
+            if params:
+                rows.append(_row(params, _SMALL, _GREY))
+        if inside:
+            name = f"→ {out.name} " if out.name else "→ "
+            rows.append(_row(name + _shape(out.shape, out.dtype), _SMALL, _GREY))
+            value, grad = _values_of(out)
+            # an attention table small enough to print every weight (a softmax's rows)
+            weights = ops[-1].node.name == "Softmax" and 1 < out.shape[-1] <= 8
+            rows += self._array_rows(out, value, grad, weights)
+            if out.is_root:
+                self.drawn.add("root")
+        if options.show_saved:
+            rows.append(_row(_saved_line(ops), _SMALL, "#6a3d9a"))
+        return _table(rows)
+
+    def op_style(self, node: str) -> dict:
+        ops = self.picture.groups[node]
+        inside = self.picture.owner.get(self.picture.output_of(node).id) == node
+        self.drawn.add("op" if inside else "op alone")
+        style = {
+            "shape": "box" if inside else "ellipse",
+            "style": "rounded,filled" if inside else "filled",
+            "fillcolor": _FILL["op"],
+            "color": "#666666",
+            "tooltip": _op_tooltip(ops),
+        }
+        out = self.picture.output_of(node)
+        if out.is_root and self.picture.owner.get(out.id) == node:
+            style["peripheries"] = "2"
+        return style
+
+    def tensor_label(self, record: TensorRecord) -> str:
+        if record.kind == "constant":
+            value = describe_array(record.tensor.data, self.options.max_elements)
+            return _table([_row(value, _SMALL)])
+        rows = []
+        if record.name:
+            rows.append(_row(record.name, _HEADER, None, bold=record.kind != "tensor"))
+        rows.append(_row(_shape(record.shape, record.dtype), _SMALL, _GREY))
+        value, grad = _values_of(record)
+        rows += self._array_rows(record, value, grad, False)
+        return _table(rows)
+
+    def tensor_style(self, record: TensorRecord) -> dict:
+        tooltip = f"{record.name or record.kind} {shape_text(record.shape, record.dtype)}"
+        self.drawn.add(record.kind)
+        if record.kind == "parameter":
+            style = {"shape": "box", "style": "filled", "fillcolor": _FILL["parameter"]}
+        elif record.kind == "input":
+            style = {"shape": "box", "style": "filled", "fillcolor": _FILL["input"]}
+        elif record.kind == "constant":
+            style = {
+                "shape": "box",
+                "style": "filled,dashed",
+                "fillcolor": _FILL["constant"],
+                "height": "0.3",
+                "fontsize": "9",
+            }
         else:
-            rows.append(("= " + describe_array(tensor.data, options.max_elements), _SMALL, None))
-    if options.show_grads and record.requires_grad:
-        grad = None if tensor is None else tensor._grad  # ._grad: .grad warns on non-leaves
-        if grad is not None:
-            rows.append(("grad " + describe_array(grad, options.max_elements), _SMALL, RED))
-        elif record.kind == "parameter":
-            rows.append(("grad: none yet", _SMALL, RED))
-    return rows
+            style = {"shape": "box", "style": "rounded", "color": "#666666"}
+        if record.is_root:
+            style["peripheries"] = "2"
+            self.drawn.add("root")
+        style["tooltip"] = tooltip
+        return style
+
+    def module_label(self, box) -> str:
+        kind = self.module_types.get(box.path)
+        rows = [_row(f"{box.path} · {kind}" if kind else box.path, _HEADER, None, bold=True)]
+        rows.append(_row(_count(box.ops, "op"), _SMALL, _GREY))
+        if box.params:
+            held = f"{_count(box.params, 'parameter')}, {box.elements:,} values"
+            rows.append(_row(held, _SMALL, _GREY))
+        self.drawn.add("module")
+        return _table(rows)
+
+    def cluster_attrs(self, path: str) -> dict:
+        self.drawn.add("cluster")
+        kind = self.module_types.get(path)
+        return {
+            "label": f"{path} · {kind}" if kind else path,
+            "style": "rounded,dashed",
+            "color": "#9a9a9a",
+            "fontcolor": "#555555",
+            "fontsize": "10",
+            "fontname": _FONT,
+            "labeljust": "l",
+        }
+
+    # --------------------------------------------------------------- legend
+    def legend(self, edges: list) -> str:
+        """A small table of what the colours and shapes mean, listing only what is drawn."""
+        colours = {attrs["color"] for _, _, attrs in edges}
+
+        def swatch(colour: str, text: str, arrow: str = "&#8594;") -> str:
+            return (
+                f'<td><font color="{colour}" point-size="11"><b>{arrow}</b></font></td>'
+                f'<td align="left"><font color="{colour}">{text}</font></td>'
+            )
+
+        def box(text: str, fill: str, style: str = "", border: int = 1) -> str:
+            styled = f' style="{style}"' if style else ""
+            return (
+                f'<td border="{border}" bgcolor="{fill}"{styled} width="16" height="10" '
+                f'fixedsize="true"></td><td align="left">{text}</td>'
+            )
+
+        items = []
+        if GREEN in colours:
+            items.append(swatch(GREEN, "forward: values"))
+        if RED in colours:
+            items.append(swatch(RED, "backward: gradients", "&#8592;"))
+        if BLUE in colours:
+            items.append(swatch(BLUE, "data that takes no gradient"))
+        drawn = self.drawn
+        if "op" in drawn:
+            items.append(box("op: its formula and result", _FILL["op"], "rounded"))
+        if "op alone" in drawn:
+            items.append(box("op (an ellipse)", _FILL["op"], "rounded"))
+        if "tensor" in drawn:
+            items.append(box("intermediate tensor", _FILL["tensor"], "rounded"))
+        if "parameter" in drawn:
+            items.append(box("parameter (requires grad)", _FILL["parameter"]))
+        if "input" in drawn:
+            items.append(box("input (no grad)", _FILL["input"]))
+        if "constant" in drawn:
+            items.append(box("constant", _FILL["constant"], "dashed"))
+        if "root" in drawn:
+            items.append(
+                '<td><table border="1" cellborder="0" cellspacing="1" cellpadding="0"><tr>'
+                '<td border="1" width="12" height="6" fixedsize="true"></td></tr></table></td>'
+                '<td align="left">double border: the root (backward starts here)</td>'
+            )
+        if "cluster" in drawn:
+            items.append(box("module (dashed box)", "#ffffff", "dashed"))
+        if "module" in drawn:
+            items.append(box("collapsed module", _FILL["module"]))
+        if "values" in drawn:
+            items.append(_palette_swatch())
+        if "weights" in drawn:
+            items.append(
+                f'<td border="1" bgcolor="{ZERO}:{POSITIVE}" width="16" height="10" '
+                'fixedsize="true"></td><td align="left">attention weight 0 → 1</td>'
+            )
+        title = self.options.title
+        rows = []
+        if title:
+            rows.append(f'<tr><td colspan="4" align="left"><b>{_text(title)}</b></td></tr>')
+        for i in range(0, len(items), 2):  # two entries a row: a compact legend
+            rows.append("<tr>" + "".join(items[i : i + 2]) + "</tr>")
+        return (
+            '<<table border="0" cellborder="0" cellspacing="2" cellpadding="1">'
+            + "".join(rows)
+            + "</table>>"
+        )
 
 
-def _tensor_label(record: TensorRecord, options: DrawOptions) -> str:
-    if record.kind == "constant":
-        value = describe_array(record.tensor.data, options.max_elements)
-        return _lines([(value, _SMALL, None)])
-    rows: list = []
-    if record.name:
-        rows.append((record.name, None, None))
-    rows.append((_shape_line(record.shape, record.dtype), _SMALL, "#444444"))
-    rows.extend(_array_rows(record, options))
-    return _lines(rows)
+def _palette_swatch() -> str:
+    cells = "".join(
+        f'<td bgcolor="{c}" width="6" height="10" fixedsize="true"></td>'
+        for c in (NEGATIVE, "#b2abd2", ZERO, "#fdb863", POSITIVE)
+    )
+    return (
+        '<td><table border="0" cellborder="0" cellspacing="0" cellpadding="0"><tr>'
+        f'{cells}</tr></table></td><td align="left">value &lt; 0 · 0 · &gt; 0</td>'
+    )
 
 
-def _op_params(op: OpRecord) -> str:
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _values_of(record: TensorRecord) -> tuple:
+    """The value and gradient of a tensor: from the live tensor, else what
+    `viz.keep_values()` recorded for the op that made it."""
+    tensor = record.tensor
+    value = tensor.data if tensor is not None else None
+    grad = tensor._grad if tensor is not None else None  # ._grad: .grad warns on non-leaves
+    if record.op is not None:
+        value = value if value is not None else kept_value(record.op)
+        grad = grad if grad is not None else kept_grad(record.op)
+    return value, grad
+
+
+def _op_params(op) -> str:
     """The simple attributes forward set on the ctx (axis=-1, scale=0.5), in a stable order."""
     shown = []
-    for key in sorted(vars(op.node)):
-        if key.startswith("_") or key in _NODE_ATTRIBUTES:
-            continue
-        value = vars(op.node)[key]
+    params = op.node.params()  # the node's own attributes, not the framework's (function.py)
+    for key in sorted(params):
+        value = params[key]
         if isinstance(value, str):
             shown.append(f"{key}={value[:24]}")
         elif isinstance(value, (bool, int, np.integer)) or value is None:
@@ -228,11 +462,10 @@ def _op_params(op: OpRecord) -> str:
     return " ".join(shown)
 
 
-def _saved_line(op: OpRecord) -> str:
-    node = op.node
-    if node.released:
+def _saved_line(ops: list) -> str:
+    if any(op.node.released for op in ops):
         return "saved: freed by backward"
-    arrays = [a for a in node._saved if isinstance(a, np.ndarray)]
+    arrays = [a for op in ops for a in op.node._saved or () if isinstance(a, np.ndarray)]
     if not arrays:
         return "saved: nothing"
     shapes = ", ".join(str(tuple(a.shape)) for a in arrays)
@@ -248,178 +481,24 @@ def _bytes(count: int) -> str:
     return f"{count / 1024**2:.1f} MiB"
 
 
-def _op_label(op: OpRecord, options: DrawOptions, folded: bool) -> str:
-    rows: list = [_plain(op.node.name)]
-    if options.show_params:
-        params = _op_params(op)
-        if params:
-            rows.append((params, _SMALL, "#444444"))
-    if folded:
-        out = op.output
-        name = f"{out.name} " if out.name else ""
-        rows.append((f"-> {name}{_shape_line(out.shape, out.dtype)}", _SMALL, "#444444"))
-        rows.extend(_array_rows(out, options))
-    if options.show_saved:
-        rows.append((_saved_line(op), _SMALL, "#6a3d9a"))
-    return _lines(rows)
-
-
-def _op_tooltip(op: OpRecord) -> str:
-    """Where the op was made (when recorded) and its formula, shown on hover in an SVG."""
-    doc = " ".join((type(op.node).__doc__ or "").split())
-    site = op.node.creation_site
-    parts = [f"created at {site}" if site else "", doc]
+def _op_tooltip(ops: list) -> str:
+    """Each op, where it was made (when recorded) and its formula, shown on hover in an SVG."""
+    parts = []
+    for op in ops:
+        doc = " ".join((type(op.node).__doc__ or "").split())
+        site = op.node.creation_site
+        parts.append(f"{op.node.name}: {doc}" + (f" (created at {site})" if site else ""))
     text = "\\n".join(part.replace("\\", "\\\\") for part in parts if part)  # DOT escapes
-    return text or op.node.name
+    return text or ops[-1].node.name
 
 
-def _legend(options: DrawOptions, has_modules: bool) -> str:
-    """The graph's label: a small table of what the colours and shapes mean."""
-
-    def swatch(colour: str, text: str, arrow: str = "--&gt;") -> str:
-        return (
-            f'<tr><td><font color="{colour}"><b>{arrow}</b></font></td>'
-            f'<td align="left"><font color="{colour}">{text}</font></td></tr>'
-        )
-
-    def box(kind: str, text: str) -> str:
-        return f'<tr><td border="1" bgcolor="{_FILL[kind]}"> </td><td align="left">{text}</td></tr>'
-
-    rows = []
-    if options.title:
-        rows.append(f'<tr><td colspan="2" align="left"><b>{_text(options.title)}</b></td></tr>')
-    if options.passes != "backward":
-        rows.append(swatch(GREEN, "forward pass (values)"))
-    if options.passes != "forward":
-        rows.append(swatch(RED, "backward pass (gradients)", "&lt;--"))
-    if options.passes != "backward":
-        rows.append(swatch(BLUE, "data that takes no gradient"))
-    rows.append(box("parameter", "parameter (requires grad)"))
-    if options.passes != "backward":
-        rows.append(box("input", "input / constant (no grad)"))
-    rows.append(box("op", "op"))
-    if has_modules:
-        rows.append(box("module", "collapsed module"))
-    return (
-        '<<table border="0" cellborder="0" cellspacing="3" cellpadding="1">'
-        + "".join(rows)
-        + "</table>>"
-    )
-
-
-# ----------------------------------------------------------------------------- layout
-def _collapsed_path(scope: str | None, options: DrawOptions) -> str | None:
-    """The outermost collapsed module that contains `scope`, if any."""
-    if not scope:
-        return None
-    for path in scope_prefixes(scope):
-        if path in options.collapse:
-            return path
-        if options.collapse_depth is not None and path.count(".") + 1 == options.collapse_depth:
-            return path
-    return None
-
-
-class _Picture:
-    """The nodes and edges that will be drawn, after collapsing and folding."""
-
-    def __init__(self, traced: TracedGraph, options: DrawOptions) -> None:
-        self.traced = traced
-        self.options = options
-        self.owner: dict[str, str | None] = {}  # record id -> drawn node id (None: not drawn)
-        self.modules: dict[str, dict] = {}  # collapsed path -> {"id", "ops", "params"}
-        self.scope_of: dict[str, str | None] = {}  # drawn node id -> cluster path
-        self.producer = {op.output.id: op for op in traced.ops}  # tensor id -> op that made it
-        # traced edge index -> id of the drawn green/blue or red edge (None: not drawn)
-        self.forward_edge_ids: list[str | None] = [None] * len(traced.edges)
-        self.backward_edge_ids: list[str | None] = [None] * len(traced.edges)
-        self._assign_owners()
-
-    def _module_box(self, path: str) -> str:
-        module = self.modules.get(path)
-        if module is None:
-            module = {"id": f"m{len(self.modules)}", "ops": 0, "params": 0, "elements": 0}
-            self.modules[path] = module
-            parent = path.rpartition(".")[0]
-            self.scope_of[module["id"]] = parent or None
-        return module["id"]
-
-    def _assign_owners(self) -> None:
-        options = self.options
-        drops_no_grad = options.passes == "backward"
-        for op in self.traced.ops:
-            path = _collapsed_path(op.scope, options)
-            if path is not None:
-                self.owner[op.id] = self._module_box(path)
-                self.modules[path]["ops"] += 1
-            else:
-                self.owner[op.id] = op.id
-                self.scope_of[op.id] = op.scope
-        for record in self.traced.tensors:
-            if drops_no_grad and not record.requires_grad:
-                self.owner[record.id] = None
-                continue
-            path = _collapsed_path(record.scope, options)
-            if path is not None and not record.is_root:
-                self.owner[record.id] = self._module_box(path)
-                if record.kind == "parameter":
-                    self.modules[path]["params"] += 1
-                    self.modules[path]["elements"] += int(np.prod(record.shape, dtype=np.int64))
-            elif record.op is not None and not options.intermediates and not record.is_root:
-                self.owner[record.id] = self.owner[self.producer[record.id].id]
-            else:
-                self.owner[record.id] = record.id
-                self.scope_of[record.id] = record.scope
-
-    def edges(self) -> list[tuple[str, str, dict]]:
-        """(tail, head, attributes) for every edge drawn, forward ones before their twins."""
-        options = self.options
-        drawn: list[tuple[str, str, dict]] = []
-        merged: dict = {}  # (src, dst, colour) -> id of the one edge drawn for them
-        used: set[str] = set()
-        for index, edge in enumerate(self.traced.edges):
-            src, dst = self.owner[edge.src], self.owner[edge.dst]
-            if src is None or dst is None or src == dst:
-                continue
-            remapped = src != edge.src or dst != edge.dst
-            candidates = []
-            if options.passes != "backward":
-                colour = GREEN if edge.differentiable else BLUE
-                candidates.append((colour, {"color": colour}))
-            if options.passes != "forward" and edge.differentiable:
-                candidates.append((RED, {"color": RED, "dir": "back"}))
-            for colour, attrs in candidates:
-                ids = self.backward_edge_ids if colour == RED else self.forward_edge_ids
-                key = (src, dst, colour)
-                if remapped and key in merged:  # many edges into one box: one per colour
-                    ids[index] = merged[key]
-                    continue
-                edge_id = ids[index] = _edge_id(src, dst, colour, used)
-                if remapped:
-                    merged[key] = edge_id
-                if options.element_ids:
-                    attrs = {**attrs, "id": edge_id}
-                drawn.append((src, dst, attrs))
-        return drawn
-
-
-def _edge_id(src: str, dst: str, colour: str, used: set[str]) -> str:
-    """`t0-op0-b` (red), `-f` (green) or `-n` (blue); `x * x` gets `-2` on its second edge."""
-    base = f"{src}-{dst}-" + {GREEN: "f", RED: "b", BLUE: "n"}[colour]
-    edge_id, count = base, 1
-    while edge_id in used:
-        count += 1
-        edge_id = f"{base}-{count}"
-    used.add(edge_id)
-    return edge_id
-
-
+# ----------------------------------------------------------------------------- drawing
 @dataclass(frozen=True)
 class DrawnIds:
     """Where each traced record ended up in the picture (see `drawn_ids`).
 
-    `nodes`: record id (`t3`, `op5`) -> id of the node drawn for it (itself, the op it is
-    folded into, or a collapsed module box `m0`), None if not drawn. `forward_edges` and
+    `nodes`: record id (`t3`, `op5`) -> id of the node drawn for it (itself, the op node it is
+    drawn in, or a collapsed module box `m0`), None if not drawn. `forward_edges` and
     `backward_edges`: one entry per `TracedGraph.edges` item, the id of its green/blue or red
     edge (shared by every edge merged into it; None if not drawn).
     """
@@ -429,13 +508,18 @@ class DrawnIds:
     backward_edges: list[str | None]
 
 
+def _picture(traced: TracedGraph, options: DrawOptions, caller: str) -> Picture:
+    rule: Resolved = resolve_collapse(traced, options, caller)
+    return Picture(traced, options, rule)
+
+
 def drawn_ids(traced: TracedGraph, options: DrawOptions) -> DrawnIds:
     """The ids that `fill_graph(graph, traced, options)` gives nodes and edges, per record.
 
     With `options.element_ids`, these are the `id` attributes of the SVG's elements.
     """
-    picture = _Picture(traced, options)
-    picture.edges()
+    picture = _picture(traced, options, "drawn_ids")
+    picture.edges(_COLOURS)
     return DrawnIds(
         nodes=dict(picture.owner),
         forward_edges=list(picture.forward_edge_ids),
@@ -443,33 +527,18 @@ def drawn_ids(traced: TracedGraph, options: DrawOptions) -> DrawnIds:
     )
 
 
-def _cluster_attrs(path: str) -> dict:
-    return {
-        "label": path,
-        "style": "rounded,dashed",
-        "color": "#9a9a9a",
-        "fontcolor": "#555555",
-        "fontsize": "10",
-        "fontname": _FONT,
-        "labeljust": "l",
-    }
-
-
-def fill_graph(graph: graphviz.Digraph, traced: TracedGraph, options: DrawOptions) -> None:
-    """Write the picture of `traced` into the (empty) `graph`."""
-    picture = _Picture(traced, options)
-    graph.attr(
-        rankdir="LR",
-        fontname=_FONT,
-        fontsize="10",
-        labelloc="b",
-        labeljust="r",
-        nodesep="0.25",
-        ranksep="0.35",
-        newrank="true",
-        label=_legend(options, bool(picture.modules)),
-    )
-    graph.attr("node", fontname=_FONT, fontsize="11", margin="0.08,0.04")
+def fill_graph(
+    graph: graphviz.Digraph, traced: TracedGraph, options: DrawOptions, caller: str = "draw_graph"
+) -> Picture:
+    """Write the picture of `traced` into the (empty) `graph`; return what was drawn."""
+    picture = _picture(traced, options, caller)
+    drawer = _Drawer(picture, options)
+    direction = options.direction
+    if direction == "auto":
+        wide = not options.all_ops and picture.columns() > _AUTO_TB_COLUMNS
+        direction = "TB" if wide else "LR"
+    graph.attr(rankdir=direction, fontname=_FONT, fontsize="10", nodesep="0.18", ranksep="0.2")
+    graph.attr("node", fontname=_FONT, fontsize="11", margin="0.06,0.03")
     if options.element_ids:
         graph.attr("node", id="\\N")  # Graphviz writes each node's own name there
     graph.attr("edge", arrowsize="0.7", penwidth="1.3")
@@ -484,71 +553,39 @@ def fill_graph(graph: graphviz.Digraph, traced: TracedGraph, options: DrawOption
         for prefix in scope_prefixes(path):
             if prefix not in bodies:
                 bodies[prefix] = graphviz.Digraph(name=f"cluster_{len(order)}")
-                bodies[prefix].attr(**_cluster_attrs(prefix))
+                bodies[prefix].attr(**drawer.cluster_attrs(prefix))
                 order.append(prefix)
         return bodies[path]
 
     for record in traced.tensors:
         op = picture.producer.get(record.id)
-        if op is not None and picture.owner[op.id] == op.id:
-            _draw_op(body_for, picture, op, options)  # just before its output: program order
+        if op is not None and op.id in picture.groups:  # just before its output: program order
+            node = op.id
+            body_for(picture.scope_of[node]).node(
+                node, label=drawer.op_label(node), **drawer.op_style(node)
+            )
         if picture.owner.get(record.id) == record.id:
             body_for(picture.scope_of[record.id]).node(
-                record.id, label=_tensor_label(record, options), **_tensor_style(record)
+                record.id, label=drawer.tensor_label(record), **drawer.tensor_style(record)
             )
-    for path, module in picture.modules.items():
-        label = [_plain(path), (f"{module['ops']} ops", _SMALL, "#444444")]
-        if module["params"]:
-            label.append(
-                (f"{module['params']} parameters, {module['elements']} values", _SMALL, "#444444")
-            )
-        body_for(picture.scope_of[module["id"]]).node(
-            module["id"],
-            label=_lines(label),
+    for box in picture.modules.values():
+        body_for(picture.scope_of[box.id]).node(
+            box.id,
+            label=drawer.module_label(box),
             shape="box3d",
             style="filled",
             fillcolor=_FILL["module"],
-            tooltip=f"module {path} (collapsed)",
+            tooltip=f"module {box.path} (collapsed)",
         )
 
     # Nest the clusters, innermost first, so each is complete when copied into its parent.
     for path in sorted(order, key=lambda p: -p.count(".")):
         parent = path.rpartition(".")[0] or None
         bodies[parent].subgraph(bodies[path])
-    for tail, head, attrs in picture.edges():
+    edges = picture.edges(_COLOURS)
+    for tail, head, attrs in edges:
         graph.edge(tail, head, **attrs)
-
-
-def _draw_op(body_for, picture: _Picture, op: OpRecord, options: DrawOptions) -> None:
-    folded = picture.owner[op.output.id] == op.id
-    body_for(picture.scope_of[op.id]).node(
-        op.id,
-        label=_op_label(op, options, folded),
-        shape="ellipse",
-        style="filled",
-        fillcolor=_FILL["op"],
-        color="#666666",
-        tooltip=_op_tooltip(op),
-    )
-
-
-def _tensor_style(record: TensorRecord) -> dict:
-    tooltip = f"{record.name or record.kind} {_shape_line(record.shape, record.dtype)}"
-    if record.kind == "parameter":
-        style = {"shape": "box", "style": "filled", "fillcolor": _FILL["parameter"]}
-    elif record.kind == "input":
-        style = {"shape": "box", "style": "filled", "fillcolor": _FILL["input"]}
-    elif record.kind == "constant":
-        style = {
-            "shape": "box",
-            "style": "filled,dashed",
-            "fillcolor": _FILL["constant"],
-            "height": "0.3",
-            "fontsize": "9",
-        }
-    else:
-        style = {"shape": "box", "style": "rounded", "color": "#666666"}
-    if record.is_root:
-        style["peripheries"] = "2"
-    style["tooltip"] = tooltip
-    return style
+    if options.legend or options.title:
+        legend = drawer.legend(edges) if options.legend else None
+        graph.attr(labelloc="t", labeljust="l", label=legend or f"<<b>{_text(options.title)}</b>>")
+    return picture

@@ -13,7 +13,8 @@ values (weights, gradients) purple #5e3c99 (negative) -> white #f7f7f7 (zero) ->
 #e66101 (positive); attention weights (0..1) white -> orange. The red #d62728 marks gradient
 LABELS only, never a value cell.
 
-The HTML, CSS and script are package data files (learn_page/), read with importlib.resources;
+The HTML, CSS and script are package data files (assets/learn.*), read with
+importlib.resources;
 this module only packs the frames as JSON: attention tables as numbers (3 decimals),
 parameters and gradients as 8-bit codes (hex) with one scale per frame (a heat map needs no more;
 the page shows each cell's value on hover as code * scale / 127). It must not train or record.
@@ -33,7 +34,7 @@ import numpy as np
 
 from .record import Frame, Recorder
 
-ASSETS = "learn_page"
+ASSETS = "assets"
 
 
 def _asset(name: str) -> str:
@@ -114,13 +115,13 @@ class LearningPage:
             payload = payload.replace("<", "\\u003c")
             parts = {
                 "TITLE": html.escape(self.title),
-                "CSS": _asset("page.css"),
+                "CSS": _asset("learn.css"),
                 "DATA": payload,
-                "SCRIPT": _asset("page.js"),
+                "SCRIPT": _asset("learn.js"),
             }
             # One pass over the template: a placeholder inside the data is left as it is.
             page = re.sub(
-                r"__(TITLE|CSS|DATA|SCRIPT)__", lambda m: parts[m[1]], _asset("page.html")
+                r"__(TITLE|CSS|DATA|SCRIPT)__", lambda m: parts[m[1]], _asset("learn.html")
             )
             self._html = page
         return self._html

@@ -33,7 +33,7 @@ import numpy as np
 
 from .. import functional as F
 from .. import manual_seed, nn, no_grad, optim
-from ..demo import FEATURES, SENTENCES, sense_loss, tokenize
+from ..examples import FEATURES, SENTENCES, sense_loss, tokenize
 from .learn import LearningPage
 from .learn_models import (
     SENSE_NAMES,

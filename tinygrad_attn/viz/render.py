@@ -18,10 +18,12 @@ This module must not decide what the picture looks like (dot.py does) nor walk t
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
 import sysconfig
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +40,11 @@ _HOW_TO_GET_ONE = (
     "`apt-get install graphviz` (or your system's Graphviz package), or set "
     f"{ENV_VAR}=/path/to/dot."
 )
+
+
+# What a renderer says that changes nothing in the picture (graphviz-pure estimates the width
+# of "→" and "…" from a space).
+_HARMLESS = ("no value for width of non-ASCII character", "Falling back to width of space")
 
 
 class RendererNotFound(RuntimeError):
@@ -97,7 +104,18 @@ def run_renderer(dot_source: str, format: str, renderer: str | None = None) -> b
             f"the renderer {exe} failed (exit status {done.returncode}) drawing {format}: "
             f"{message or 'no output'}"
         )
+    message = "\n".join(
+        line
+        for line in done.stderr.decode("utf-8", "replace").splitlines()
+        if line.strip() and not any(noise in line for noise in _HARMLESS)
+    )
+    if message:  # the picture was drawn, but the renderer had something to say
+        warnings.warn(f"the renderer {Path(exe).name} said: {message}", RendererWarning, 2)
     return done.stdout
+
+
+class RendererWarning(UserWarning):
+    """What the renderer printed while drawing (e.g. `dot` scaling a picture down)."""
 
 
 class GraphPicture(graphviz.Digraph):
@@ -139,13 +157,21 @@ class GraphPicture(graphviz.Digraph):
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **_: Any) -> dict:
         try:
-            svg = run_renderer(self.source, "svg").decode("utf-8")
+            svg = self._repr_svg_()
         except RuntimeError as err:
             return {"text/plain": f"{err}\n\nDOT source:\n{self.source}"}
         return {"image/svg+xml": svg}
 
     def _repr_svg_(self) -> str:
-        return run_renderer(self.source, "svg").decode("utf-8")
+        """The SVG, sized to fit a notebook cell: as wide as the cell allows, never wider than
+        its natural size, the height following (no sideways scrolling)."""
+        svg = run_renderer(self.source, "svg").decode("utf-8")
+        return re.sub(
+            r'<svg width="([\d.]+)pt" height="[\d.]+pt"',
+            r'<svg width="100%" style="max-width: \1pt; height: auto"',
+            svg,
+            count=1,
+        )
 
 
 def draw_graph(*roots: Any, **options: Any) -> GraphPicture:
@@ -153,29 +179,46 @@ def draw_graph(*roots: Any, **options: Any) -> GraphPicture:
 
     Forward edges are green, backward (gradient) edges red and pointing back towards the
     parameters, edges of data that takes no gradient (X, masks, constants) blue; a legend
-    says so. Options (all keywords, see `DrawOptions`): passes="both"|"forward"|"backward",
-    show_values, show_grads, show_saved, show_params, intermediates, clusters, collapse,
-    collapse_depth, max_elements, title. Works before and after backward(): a released graph
-    keeps its structure, names, shapes and the leaves' gradients.
+    says so. Options (all keywords, see `DrawOptions`): passes, direction, show_values,
+    show_grads, axis_labels, all_ops, intermediates, show_saved, show_params, clusters,
+    collapse, collapse_depth, expand, max_nodes, model, max_elements, title, legend. Works
+    before and after backward(): a released graph keeps its structure, names, shapes and the
+    leaves' gradients (and, inside `viz.keep_values()`, every value and gradient).
     """
-    settings = DrawOptions.from_keywords("draw_graph", **options)
+    return _draw("draw_graph", roots, options)
+
+
+def _draw(caller: str, roots: tuple, options: dict) -> GraphPicture:
+    settings = DrawOptions.from_keywords(caller, **options)
     picture = GraphPicture(name="tinygrad_attn", format="svg")
-    fill_graph(picture, trace(*roots), settings)
+    fill_graph(picture, trace(*roots), settings, caller)
     return picture
 
 
 def to_dot(*roots: Any, **options: Any) -> str:
     """The DOT text of `draw_graph(*roots, **options)`: the same program gives the same text."""
-    return draw_graph(*roots, **options).source
+    return _draw("to_dot", roots, options).source
+
+
+MAX_PNG_WIDTH = 8000  # pixels: wider PNGs are drawn at a lower resolution
+_LOWEST_DPI = 24  # below this a PNG's 9 pt text is under 3 px: an error, with advice
 
 
 def render_graph(
-    *roots: Any, path: str | os.PathLike, format: str | None = None, **options: Any
+    *roots: Any,
+    path: str | os.PathLike,
+    format: str | None = None,
+    max_png_width: int = MAX_PNG_WIDTH,
+    **options: Any,
 ) -> Path:
     """Draw the graph of `roots` to `path` (.svg, .png or .dot) and return the path.
 
-    `format` defaults to the file's suffix. Without a renderer, the DOT text is written next
-    to `path` (same name, `.dot`) and a RuntimeError says how to install one.
+    `format` defaults to the file's suffix. A PNG is never wider than `max_png_width` pixels:
+    a wider picture is drawn at a lower resolution, and one that would need text under 3 px
+    is a ValueError that says how to make it smaller (collapse modules, or draw an SVG).
+    Without a renderer, the DOT text is written next to `path` (same name, `.dot`) and a
+    RuntimeError says how to install one. What the renderer prints comes as a
+    `RendererWarning`.
     """
     path = Path(path)
     fmt = (format or path.suffix.lstrip(".")).lower()
@@ -184,7 +227,7 @@ def render_graph(
             f"render_graph: cannot tell the format of {str(path)!r}; use a .svg, .png or .dot "
             "file name, or pass format='svg' / 'png' / 'dot'"
         )
-    source = to_dot(*roots, **options)
+    source = _draw("render_graph", roots, options).source
     path.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "dot":
         path.write_text(source, encoding="utf-8")
@@ -201,5 +244,28 @@ def render_graph(
             f"render_graph: cannot draw {path}: {problem} The DOT text was written to "
             f"{dot_path}; render it later with `graphviz-pure -Tsvg {dot_path.name}`."
         )
+    if fmt == "png":
+        source = _with_png_resolution(source, exe, max_png_width, path)
     path.write_bytes(run_renderer(source, fmt, exe))
     return path
+
+
+def _with_png_resolution(source: str, exe: str, max_width: int, path: Path) -> str:
+    """The DOT text with a lower `dpi` if the PNG would be wider than `max_width` pixels."""
+    svg = run_renderer(source, "svg", exe).decode("utf-8")
+    match = re.search(r'<svg width="([\d.]+)pt"', svg)
+    if match is None:
+        return source
+    width_pt = float(match.group(1))
+    if width_pt * 96 / 72 <= max_width:  # 96 dpi: Graphviz's resolution for bitmaps
+        return source
+    dpi = 0.99 * 72 * max_width / width_pt  # (Graphviz rounds the size up)
+    if dpi < _LOWEST_DPI:
+        raise ValueError(
+            f"render_graph: {path.name} would be {width_pt * 96 / 72:,.0f} px wide; within "
+            f"max_png_width={max_width} its text would be under 3 px. Collapse modules "
+            "(collapse_depth=1, or collapse=[...]), draw direction='TB', or write an .svg "
+            "(it scales without limit)."
+        )
+    head, _, body = source.partition("{")
+    return f"{head}{{\n\tdpi={dpi:.2f}{body}"

@@ -39,8 +39,9 @@ from ..opspec import (
     specs,
 )
 from . import elementwise, reduce, movement, matmul, softmax, attention, functional, nn
+from . import pytorch
 
-FAMILIES = (elementwise, reduce, movement, matmul, softmax, attention, functional, nn)
+FAMILIES = (elementwise, reduce, movement, matmul, softmax, attention, functional, nn, pytorch)
 
 __all__ = [
     "AWAY_FROM_ZERO",

@@ -1,0 +1,155 @@
+"""PyTorch's module-level spellings: `ta.tensor`, `zeros_like`, `full`, `cat`, `tril`,
+`multinomial`, dtype names (`ta.float32`, `ta.long`) and `ta.device`.
+
+Each is a thin function over a Tensor constructor or method, so PyTorch code that calls
+`torch.cat(...)` runs with `import tinygrad_attn as torch`. No op lives here.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .tensor import (
+    Tensor,
+    concatenate,
+    from_numpy,
+    get_default_dtype,
+    get_rng,
+)
+from .tensor_methods import Size, ValuesIndices, check_device, device
+
+__all__ = [
+    "Size",
+    "ValuesIndices",
+    "bool",
+    "cat",
+    "device",
+    "double",
+    "float",
+    "float16",
+    "float32",
+    "float64",
+    "full",
+    "full_like",
+    "int32",
+    "int64",
+    "long",
+    "multinomial",
+    "ones_like",
+    "rand",
+    "randint",
+    "randn_like",
+    "tensor",
+    "topk",
+    "tril",
+    "triu",
+    "zeros_like",
+    "half",
+]
+
+# dtype names as in PyTorch (NumPy dtypes: `x.dtype == ta.float32` holds).
+float16 = half = np.dtype(np.float16)
+float32 = float = np.dtype(np.float32)  # noqa: A001
+float64 = double = np.dtype(np.float64)
+int32 = int = np.dtype(np.int32)  # noqa: A001
+int64 = long = np.dtype(np.int64)
+bool = np.dtype(np.bool_)  # noqa: A001
+
+
+def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: Any = False) -> Tensor:
+    """`torch.tensor`: a new tensor that copies `data` (same as `Tensor(...)`)."""
+    check_device(device)
+    return Tensor(data, requires_grad=requires_grad, dtype=dtype)
+
+
+def _like(t: Any, dtype: Any, device: Any) -> np.dtype:
+    check_device(device)
+    return np.dtype(dtype) if dtype is not None else np.asarray(t).dtype
+
+
+def zeros_like(t: Any, dtype: Any = None, device: Any = None, requires_grad=False) -> Tensor:
+    return from_numpy(np.zeros(np.shape(t), _like(t, dtype, device)), requires_grad)
+
+
+def ones_like(t: Any, dtype: Any = None, device: Any = None, requires_grad=False) -> Tensor:
+    return from_numpy(np.ones(np.shape(t), _like(t, dtype, device)), requires_grad)
+
+
+def full_like(t: Any, fill_value: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    return from_numpy(np.full(np.shape(t), fill_value, _like(t, dtype, device)))
+
+
+def randn_like(t: Any, dtype: Any = None, device: Any = None, requires_grad=False) -> Tensor:
+    array = get_rng().standard_normal(np.shape(t)).astype(_like(t, dtype, device))
+    return from_numpy(array, requires_grad)
+
+
+def full(size: Any, fill_value: Any, dtype: Any = None, device: Any = None, requires_grad=False):
+    """A tensor of `size` filled with `fill_value` (a float fill takes the default dtype)."""
+    check_device(device)
+    if dtype is None and isinstance(fill_value, builtins.float):
+        dtype = get_default_dtype()
+    shape = (size,) if isinstance(size, (builtins.int, np.integer)) else tuple(size)
+    return from_numpy(np.full(shape, fill_value, dtype=dtype), requires_grad)
+
+
+def rand(*shape: Any, dtype: Any = None, device: Any = None, requires_grad=False) -> Tensor:
+    """U(0, 1) samples from the global generator (`ta.manual_seed`)."""
+    check_device(device)
+    shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], Sequence) else shape
+    array = get_rng().random(shape).astype(dtype or get_default_dtype())
+    return from_numpy(array, requires_grad)
+
+
+def randint(low: int, high: Any = None, size: Any = (), dtype: Any = None, device=None) -> Tensor:
+    """Integers in [low, high) (or [0, low) with one bound), as `torch.randint`."""
+    check_device(device)
+    if high is None:
+        low, high = 0, low
+    return from_numpy(get_rng().integers(low, high, size=size, dtype=dtype or np.int64))
+
+
+def cat(tensors: Sequence[Any], dim: int = 0, *, axis: Any = None) -> Tensor:
+    """`torch.cat` = `ta.concatenate`: join along an existing axis."""
+    return concatenate(list(tensors), axis=dim if axis is None else axis)
+
+
+def tril(t: Tensor, diagonal: int = 0) -> Tensor:
+    return t.tril(diagonal)
+
+
+def triu(t: Tensor, diagonal: int = 0) -> Tensor:
+    return t.triu(diagonal)
+
+
+def topk(t: Tensor, k: int, dim: int = -1, largest: Any = True, sorted: Any = True):  # noqa: A002
+    return t.topk(k, dim, largest, sorted)
+
+
+def multinomial(probs: Any, num_samples: int, replacement: Any = False) -> Tensor:
+    """Draw `num_samples` class indices per row of `probs` (`(C,)` or `(B, C)`, weights that
+    need not sum to 1) from the global generator; int64, outside the graph."""
+    weights = np.asarray(probs.data if isinstance(probs, Tensor) else probs, dtype=np.float64)
+    if weights.ndim not in (1, 2) or (weights < 0).any() or not np.isfinite(weights).all():
+        raise ValueError(
+            f"multinomial: probs must be a (C,) or (B, C) array of finite weights >= 0, got "
+            f"shape {weights.shape}"
+        )
+    rows = weights.reshape(-1, weights.shape[-1])
+    if not replacement and num_samples > rows.shape[-1]:
+        raise ValueError(
+            f"multinomial: cannot draw {num_samples} samples from {rows.shape[-1]} classes "
+            "without replacement; pass replacement=True"
+        )
+    rng = get_rng()
+    out = np.stack(
+        [
+            rng.choice(row.size, size=num_samples, replace=replacement, p=row / row.sum())
+            for row in rows
+        ]
+    ).astype(np.int64)
+    return from_numpy(out.reshape(*weights.shape[:-1], num_samples))

@@ -1,0 +1,217 @@
+"""NumPy functions called on Tensors: `np.exp(t)`, `np.sum(t, axis=0)`, `ndarray + t`.
+
+Tensor's `__array_ufunc__` / `__array_function__` come here. A NumPy function with a Tensor
+counterpart records that op (the same node as the method would); any other NumPy function runs
+on the data when no gradient can be lost (no input requires grad, or the result is not a float
+array) and is otherwise refused with a TypeError, so the graph is never dropped silently.
+`np.asarray(t)` is not affected: it returns the data, as before.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+# ufunc -> the Tensor method that computes it (one input, or two for the binary ones).
+_UNARY = {
+    np.exp: "exp",
+    np.log: "log",
+    np.sqrt: "sqrt",
+    np.tanh: "tanh",
+    np.sin: "sin",
+    np.cos: "cos",
+    np.log1p: "log1p",
+    np.expm1: "expm1",
+    np.log2: "log2",
+    np.square: "square",
+    np.reciprocal: "reciprocal",
+    np.absolute: "abs",
+    np.negative: "neg",
+    np.positive: "__pos__",
+    np.sign: "sign",
+}
+_BINARY = {
+    np.add: "__add__",
+    np.subtract: "__sub__",
+    np.multiply: "__mul__",
+    np.true_divide: "__truediv__",
+    np.power: "__pow__",
+    np.matmul: "__matmul__",
+    np.maximum: "maximum",
+    np.minimum: "minimum",
+    np.less: "__lt__",
+    np.less_equal: "__le__",
+    np.greater: "__gt__",
+    np.greater_equal: "__ge__",
+    np.equal: "__eq__",
+    np.not_equal: "__ne__",
+}
+
+
+def _tensor_class():
+    from .tensor import Tensor
+
+    return Tensor
+
+
+def _data(value: Any) -> Any:
+    Tensor = _tensor_class()
+    if isinstance(value, Tensor):
+        return value.data
+    if isinstance(value, (list, tuple)):
+        return type(value)(_data(v) for v in value)
+    return value
+
+
+def _needs_grad(values: Any) -> bool:
+    Tensor = _tensor_class()
+    for value in values:
+        if isinstance(value, Tensor) and value.requires_grad:
+            return True
+        if isinstance(value, (list, tuple)) and _needs_grad(value):
+            return True
+    return False
+
+
+def _plain(name: str, fn: Any, args: tuple, kwargs: dict) -> Any:
+    """`fn` on the data; refused if it would return floats for inputs that require grad."""
+    result = fn(*_data(args), **{k: _data(v) for k, v in kwargs.items()})
+    values = result if isinstance(result, tuple) else (result,)
+    floats = any(np.asarray(v).dtype.kind in "fc" for v in values if v is not None)
+    if floats and _needs_grad(list(args) + list(kwargs.values())):
+        raise TypeError(
+            f"np.{name} on a Tensor that requires grad would return a plain array and drop the "
+            "graph. Use the Tensor method or a tinygrad_attn function instead (e.g. t.exp(), "
+            "t.sum(axis=0), ta.where), or np.{name}(t.detach()) if no gradient is wanted."
+        )
+    return result
+
+
+def apply_ufunc(owner: Any, ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any:
+    Tensor = _tensor_class()
+    name = ufunc.__name__
+    if kwargs.get("out") is not None:
+        raise TypeError(
+            f"np.{name}(..., out=...) cannot write into a Tensor; use the result of "
+            f"np.{name}(...) (which records the op) instead"
+        )
+    if method == "__call__" and not kwargs:
+        if len(inputs) == 1 and ufunc in _UNARY:
+            return getattr(inputs[0], _UNARY[ufunc])()
+        if len(inputs) == 2 and ufunc in _BINARY:
+            a, b = inputs
+            method_name = _BINARY[ufunc]
+            if isinstance(a, Tensor):
+                return getattr(a, method_name)(b)
+            # `ndarray + t`: the array is the left operand.
+            return getattr(Tensor._make(np.asarray(a)), method_name)(b)
+    label = name if method == "__call__" else f"{name}.{method}"
+    return _plain(label, getattr(ufunc, method), inputs, kwargs)
+
+
+def _sum(a, axis=None, dtype=None, out=None, keepdims=False, **kw):
+    _no_extras("sum", dtype=dtype, out=out, **kw)
+    return a.sum(axis=axis, keepdims=keepdims)
+
+
+def _mean(a, axis=None, dtype=None, out=None, keepdims=False, **kw):
+    _no_extras("mean", dtype=dtype, out=out, **kw)
+    return a.mean(axis=axis, keepdims=keepdims)
+
+
+def _max(a, axis=None, out=None, keepdims=False, **kw):
+    _no_extras("max", out=out, **kw)
+    return a.max(axis=axis, keepdims=keepdims)
+
+
+def _min(a, axis=None, out=None, keepdims=False, **kw):
+    _no_extras("min", out=out, **kw)
+    return a.min(axis=axis, keepdims=keepdims)
+
+
+def _var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw):
+    _no_extras("var", dtype=dtype, out=out, **kw)
+    return a.var(axis=axis, keepdims=keepdims, ddof=ddof)
+
+
+def _std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw):
+    _no_extras("std", dtype=dtype, out=out, **kw)
+    return a.std(axis=axis, keepdims=keepdims, ddof=ddof)
+
+
+def _prod(a, axis=None, dtype=None, out=None, keepdims=False, **kw):
+    _no_extras("prod", dtype=dtype, out=out, **kw)
+    return a.prod(axis=axis, keepdims=keepdims)
+
+
+def _no_extras(name: str, **extras: Any) -> None:
+    used = sorted(k for k, v in extras.items() if v is not None and v is not np._NoValue)
+    if used:
+        raise TypeError(f"np.{name} on a Tensor: the argument(s) {used} are not supported")
+
+
+def _concatenate(arrays, axis=0, **kw):
+    from .tensor import concatenate
+
+    _no_extras("concatenate", **kw)
+    return concatenate(list(arrays), axis=axis)
+
+
+def _stack(arrays, axis=0, **kw):
+    from .tensor import stack
+
+    _no_extras("stack", **kw)
+    return stack(list(arrays), axis=axis)
+
+
+def _where(condition, x=None, y=None):
+    from .tensor import where
+
+    if x is None or y is None:
+        return np.where(_data(condition))
+    return where(condition, x, y)
+
+
+def _as(a: Any) -> Any:
+    Tensor = _tensor_class()
+    return a if isinstance(a, Tensor) else Tensor(a)
+
+
+_FUNCTIONS = {
+    np.sum: _sum,
+    np.mean: _mean,
+    np.max: _max,
+    np.amax: _max,
+    np.min: _min,
+    np.amin: _min,
+    np.var: _var,
+    np.std: _std,
+    np.prod: _prod,
+    np.concatenate: _concatenate,
+    np.stack: _stack,
+    np.where: _where,
+    np.reshape: lambda a, shape, **kw: _as(a).reshape(shape),
+    np.transpose: lambda a, axes=None: _as(a).transpose(axes) if axes else _as(a).transpose(),
+    np.swapaxes: lambda a, axis1, axis2: _as(a).swapaxes(axis1, axis2),
+    np.moveaxis: lambda a, source, destination: _as(a).moveaxis(source, destination),
+    np.squeeze: lambda a, axis=None: _as(a).squeeze(axis),
+    np.expand_dims: lambda a, axis: _as(a).unsqueeze(axis),
+    np.clip: lambda a, a_min=None, a_max=None, **kw: _as(a).clamp(a_min, a_max),
+    np.cumsum: lambda a, axis=None, **kw: _as(a).cumsum(axis=axis),
+    np.flip: lambda m, axis=None: _as(m).flip(axis) if axis is not None else _as(m).flip(),
+    np.roll: lambda a, shift, axis=None: _as(a).roll(shift, axis),
+    np.tile: lambda a, reps: _as(a).repeat(reps),
+    np.broadcast_to: lambda array, shape, **kw: _as(array).broadcast_to(shape),
+    np.tril: lambda m, k=0: _as(m).tril(k),
+    np.triu: lambda m, k=0: _as(m).triu(k),
+    np.dot: lambda a, b, out=None: _as(a) @ b,
+    np.ravel: lambda a, order="C": _as(a).reshape(-1),
+}
+
+
+def apply_function(func: Any, args: tuple, kwargs: dict) -> Any:
+    handler = _FUNCTIONS.get(func)
+    if handler is not None:
+        return handler(*args, **kwargs)
+    return _plain(func.__name__, func, args, kwargs)

@@ -1,0 +1,177 @@
+"""More elementwise ops: sin, cos, log1p, expm1, clip, maximum/minimum and activations.
+
+As in `elementwise.py`, binary ops return gradients in the broadcast output shape and the
+engine sums them back to each input's shape.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..function import Function
+from .elementwise import _binary
+
+
+class Sin(Function):
+    """out = sin(a);  da = dout * cos(a)"""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.sin(a)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (a,) = ctx.saved_tensors
+        return (grad_out * np.cos(a),)
+
+
+class Cos(Function):
+    """out = cos(a);  da = -dout * sin(a)"""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.cos(a)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (a,) = ctx.saved_tensors
+        return (-grad_out * np.sin(a),)
+
+
+class Log1p(Function):
+    """out = log(1 + a);  da = dout / (1 + a)"""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.log1p(a)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (a,) = ctx.saved_tensors
+        return (grad_out / (1 + a),)
+
+
+class Expm1(Function):
+    """out = exp(a) - 1;  da = dout * (out + 1)"""
+
+    @staticmethod
+    def forward(ctx, a):
+        out = np.expm1(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (out,) = ctx.saved_tensors
+        return (grad_out * (out + 1),)
+
+
+class Clip(Function):
+    """out = min(max(a, low), high);  da = dout where low <= a <= high, else 0 (PyTorch)"""
+
+    @staticmethod
+    def forward(ctx, a, low=None, high=None):
+        if low is not None and high is not None and np.any(np.asarray(low) > np.asarray(high)):
+            raise ValueError(f"Clip: min {low} is larger than max {high}")
+        inside = np.ones(a.shape, dtype=np.bool_)
+        if low is not None:
+            inside &= a >= low
+        if high is not None:
+            inside &= a <= high
+        ctx.save_for_backward(inside)
+        return np.clip(a, low, high).astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (inside,) = ctx.saved_tensors
+        return (grad_out * inside,)
+
+
+class Maximum(Function):
+    """out = maximum(a, b);  da = dout where a > b, db = dout where b > a, half each at ties"""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        out = _binary("Maximum", np.maximum, a, b)
+        ctx.save_for_backward(a, b)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        a, b = ctx.saved_tensors
+        share = (a > b) + 0.5 * (a == b)  # a's share of the gradient
+        grad_a = grad_out * share if ctx.needs_input_grad[0] else None
+        grad_b = grad_out * (1 - share) if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+
+
+class Minimum(Function):
+    """out = minimum(a, b);  da = dout where a < b, db = dout where b < a, half each at ties"""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        out = _binary("Minimum", np.minimum, a, b)
+        ctx.save_for_backward(a, b)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        a, b = ctx.saved_tensors
+        share = (a < b) + 0.5 * (a == b)  # a's share of the gradient
+        grad_a = grad_out * share if ctx.needs_input_grad[0] else None
+        grad_b = grad_out * (1 - share) if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+
+
+class LeakyRelu(Function):
+    """out = a if a > 0 else slope * a;  da = dout * (1 if a > 0 else slope)"""
+
+    @staticmethod
+    def forward(ctx, a, slope=0.01):
+        ctx.slope = slope
+        ctx.save_for_backward(a)
+        return np.where(a > 0, a, a * slope).astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (a,) = ctx.saved_tensors
+        return (grad_out * np.where(a > 0, 1.0, ctx.slope),)
+
+
+class Elu(Function):
+    """out = a if a > 0 else alpha * (exp(a) - 1);  da = dout * (1 if a > 0 else out + alpha)"""
+
+    @staticmethod
+    def forward(ctx, a, alpha=1.0):
+        ctx.alpha = alpha
+        out = np.where(a > 0, a, alpha * np.expm1(np.minimum(a, 0))).astype(a.dtype, copy=False)
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        a, out = ctx.saved_tensors
+        return (grad_out * np.where(a > 0, 1.0, out + ctx.alpha),)
+
+
+class Softplus(Function):
+    """out = log(1 + exp(beta a)) / beta (a itself where beta a > threshold);
+    da = dout * sigmoid(beta a) (1 past the threshold)"""
+
+    @staticmethod
+    def forward(ctx, a, beta=1.0, threshold=20.0):
+        scaled = a * beta
+        ctx.save_for_backward(scaled)
+        ctx.threshold = threshold
+        # log(1 + exp(z)) = max(z, 0) + log1p(exp(-|z|)): no overflow for large z.
+        smooth = (np.maximum(scaled, 0) + np.log1p(np.exp(-np.abs(scaled)))) / beta
+        return np.where(scaled > threshold, a, smooth).astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (scaled,) = ctx.saved_tensors
+        sigmoid = 0.5 * (1 + np.tanh(0.5 * scaled))
+        return (grad_out * np.where(scaled > ctx.threshold, 1.0, sigmoid),)

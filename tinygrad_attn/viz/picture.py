@@ -1,0 +1,398 @@
+"""What is drawn: which records of a traced graph become which node of the picture.
+
+A traced graph has one record per tensor and per op. The picture a person reads has fewer
+nodes, by three rules (all undone by `all_ops=True`, which draws every primitive op, every
+constant and every intermediate tensor):
+
+1. **Collapse**: everything made inside a collapsed module is one box (`collapse=`,
+   `collapse_depth=`, or, when neither is given and the picture would have more than
+   `max_nodes` nodes, the deepest module depth that fits; `expand=` keeps modules open).
+2. **Steps, not plumbing**: an op whose result has no name and is read by exactly one op of
+   the same module is drawn inside that op's node (the weight Transpose inside `x Wᵀ`, the raw
+   `Q Kᵀ` inside the scaled scores, the squared error's steps inside the loss). The node is
+   labelled with the formula of its ops (`mean((attention[5] − target)²)`), see `phrase`.
+3. **Results inside their ops**: an op's output tensor is drawn in the op's node (its name,
+   shape and values), and a one-element constant is written into its op's formula.
+
+This module only decides what is drawn; dot.py draws it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .trace import OpRecord, TensorRecord, TracedGraph, scope_prefixes
+
+_LONGEST_PHRASE = 34  # longer formulas are written as the ops' names instead
+
+
+@dataclass
+class ModuleBox:
+    """A collapsed module: its drawn id, and what it holds."""
+
+    id: str
+    path: str
+    ops: int = 0
+    params: int = 0
+    elements: int = 0
+
+
+@dataclass
+class Resolved:
+    """The collapse decision for one picture (after `auto`)."""
+
+    collapse: tuple[str, ...] = ()
+    collapse_depth: int | None = None
+    expand: tuple[str, ...] = ()
+    auto: bool = False  # chosen by the max_nodes rule, not by the user
+
+
+def check_module_names(traced: TracedGraph, names: tuple[str, ...], option: str, caller: str):
+    """A ValueError naming the known module paths if a name in `names` is not one of them."""
+    known = traced.scopes
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        listed = ", ".join(sorted(known)[:40]) or "none: no op of this graph was made in a module"
+        raise ValueError(
+            f"{caller}: {option}={unknown[0]!r} is not a module of this graph; the modules are: "
+            f"{listed}"
+        )
+
+
+class Picture:
+    """The nodes and edges that will be drawn (see the module doc)."""
+
+    def __init__(self, traced: TracedGraph, options, collapse: Resolved | None = None) -> None:
+        self.traced = traced
+        self.options = options
+        self.collapse = collapse or Resolved(options.collapse, options.collapse_depth)
+        self.owner: dict[str, str | None] = {}  # record id -> drawn node id (None: not drawn)
+        self.modules: dict[str, ModuleBox] = {}  # collapsed path -> box
+        self.boxes: dict[str, ModuleBox] = {}  # box id -> box
+        self.scope_of: dict[str, str | None] = {}  # drawn node id -> cluster path
+        self.groups: dict[str, list[OpRecord]] = {}  # drawn op node -> its ops, program order
+        self.producer = {op.output.id: op for op in traced.ops}  # tensor id -> op that made it
+        self.tensors = {record.id: record for record in traced.tensors}
+        self.readers: dict[str, list[OpRecord]] = {}  # tensor id -> ops reading it, per edge
+        self.inputs_of: dict[str, list[str]] = {}  # op id -> ids of its inputs, in order
+        op_by_id = {op.id: op for op in traced.ops}
+        for edge in traced.edges:
+            if edge.position is not None:
+                self.readers.setdefault(edge.src, []).append(op_by_id[edge.dst])
+                self.inputs_of.setdefault(edge.dst, []).append(edge.src)
+        # traced edge index -> id of the drawn green/blue or red edge (None: not drawn)
+        self.forward_edge_ids: list[str | None] = [None] * len(traced.edges)
+        self.backward_edge_ids: list[str | None] = [None] * len(traced.edges)
+        self._assign_owners()
+
+    # ------------------------------------------------------------------ collapse
+    def collapsed_path(self, scope: str | None) -> str | None:
+        """The outermost collapsed module that contains `scope`, if any."""
+        if not scope:
+            return None
+        rule = self.collapse
+        for path in scope_prefixes(scope):
+            if any(e == path or e.startswith(path + ".") for e in rule.expand):
+                continue  # an expanded module, or one around it: open
+            if path in rule.collapse:
+                return path
+            if rule.collapse_depth is not None and path.count(".") + 1 >= rule.collapse_depth:
+                return path
+        return None
+
+    def _module_box(self, path: str) -> str:
+        box = self.modules.get(path)
+        if box is None:
+            box = self.modules[path] = ModuleBox(f"m{len(self.modules)}", path)
+            self.boxes[box.id] = box
+            self.scope_of[box.id] = path.rpartition(".")[0] or None
+        return box.id
+
+    # ------------------------------------------------------------------ owners
+    def _assign_owners(self) -> None:
+        options = self.options
+        plumbing = options.all_ops
+        for op in self.traced.ops:
+            path = self.collapsed_path(op.scope)
+            if path is not None:
+                self.owner[op.id] = self._module_box(path)
+                self.modules[path].ops += 1
+        # Rule 2, consumers first: an op joins the node of the one op that reads its result.
+        for op in reversed(self.traced.ops):
+            if op.id in self.owner:
+                continue
+            reader = None if plumbing else self._only_reader(op)
+            self.owner[op.id] = self.owner[reader.id] if reader is not None else op.id
+        for op in self.traced.ops:
+            node = self.owner[op.id]
+            if not node.startswith("m"):
+                self.groups.setdefault(node, []).append(op)
+                self.scope_of[node] = op.scope
+        intermediates = options.intermediates if options.intermediates is not None else plumbing
+        for record in self.traced.tensors:
+            self._assign_tensor(record, intermediates)
+
+    def _only_reader(self, op: OpRecord) -> OpRecord | None:
+        out = op.output
+        if out.is_root or out.name:
+            return None
+        readers = {id(r): r for r in self.readers.get(out.id, [])}
+        if len(readers) != 1:
+            return None
+        (reader,) = readers.values()
+        if reader.scope != op.scope or self.owner.get(reader.id, "").startswith("m"):
+            return None
+        return reader
+
+    def _assign_tensor(self, record: TensorRecord, intermediates: bool) -> None:
+        options = self.options
+        if options.passes == "backward" and not record.requires_grad:
+            self.owner[record.id] = None
+            return
+        path = self.collapsed_path(record.scope)
+        if path is not None and not record.is_root:
+            self.owner[record.id] = self._module_box(path)
+            if record.kind == "parameter":
+                self.modules[path].params += 1
+                self.modules[path].elements += int(np.prod(record.shape, dtype=np.int64))
+            return
+        if record.op is not None:
+            producer = self.producer[record.id]
+            group = self.owner[producer.id]
+            if group.startswith("m"):  # a root made inside a collapsed module: its own node
+                self.owner[record.id] = record.id
+                self.scope_of[record.id] = None
+                return
+            if not intermediates or self.groups[group][-1] is not producer:
+                self.owner[record.id] = group
+                return
+        elif record.kind == "constant" and not options.all_ops:
+            readers = self.readers.get(record.id, [])
+            if len(readers) == 1 and not self.owner[readers[0].id].startswith("m"):
+                self.owner[record.id] = self.owner[readers[0].id]  # written in its formula
+                return
+        self.owner[record.id] = record.id
+        self.scope_of[record.id] = record.scope
+
+    def node_count(self) -> int:
+        return len({node for node in self.owner.values() if node is not None})
+
+    def columns(self) -> int:
+        """About how many columns (ranks) the layout has: the longest chain of drawn nodes."""
+        depth: dict[str, int] = {}
+        for edge in self.traced.edges:
+            src, dst = self.owner[edge.src], self.owner[edge.dst]
+            if src is None or dst is None or src == dst:
+                continue
+            depth[dst] = max(depth.get(dst, 0), depth.get(src, 0) + 1)
+        return max(depth.values(), default=0) + 1
+
+    def output_of(self, node: str) -> TensorRecord:
+        """The tensor an op node made (the result of its last op)."""
+        return self.groups[node][-1].output
+
+    # ------------------------------------------------------------------ edges
+    def edges(self, colours: dict) -> list[tuple[str, str, dict]]:
+        """(tail, head, attributes) for every edge drawn, forward ones before their twins.
+        `colours`: {"forward": ..., "backward": ..., "no_grad": ...}."""
+        options = self.options
+        drawn: list[tuple[str, str, dict]] = []
+        merged: dict = {}  # (src, dst, colour) -> id of the one edge drawn for them
+        used: set[str] = set()
+        for index, edge in enumerate(self.traced.edges):
+            src, dst = self.owner[edge.src], self.owner[edge.dst]
+            if src is None or dst is None or src == dst:
+                continue
+            merge = not options.all_ops or src != edge.src or dst != edge.dst
+            candidates = []
+            if options.passes != "backward":
+                colour = colours["forward"] if edge.differentiable else colours["no_grad"]
+                candidates.append((colour, {"color": colour}))
+            if options.passes != "forward" and edge.differentiable:
+                candidates.append((colours["backward"], {"color": colours["backward"]}))
+            source = self.tensors.get(edge.src)
+            if source is not None and source.kind in ("parameter", "input"):
+                # pulls each leaf next to its op (X beside the Q, K and V layers, in one column)
+                candidates = [(c, {**a, "weight": "4"}) for c, a in candidates]
+            for colour, attrs in candidates:
+                red = colour == colours["backward"]
+                ids = self.backward_edge_ids if red else self.forward_edge_ids
+                key = (src, dst, colour)
+                if merge and key in merged:  # parallel edges: one per colour
+                    ids[index] = merged[key]
+                    continue
+                tag = "b" if red else ("f" if colour == colours["forward"] else "n")
+                edge_id = ids[index] = _edge_id(src, dst, tag, used)
+                merged[key] = edge_id
+                if red:
+                    attrs = {**attrs, "dir": "back"}
+                if options.element_ids:
+                    attrs = {**attrs, "id": edge_id}
+                drawn.append((src, dst, attrs))
+        return drawn
+
+
+def _edge_id(src: str, dst: str, tag: str, used: set[str]) -> str:
+    """`t0-op0-b` (red), `-f` (green) or `-n` (blue); `x * x` gets `-2` on its second edge."""
+    base = f"{src}-{dst}-{tag}"
+    edge_id, count = base, 1
+    while edge_id in used:
+        count += 1
+        edge_id = f"{base}-{count}"
+    used.add(edge_id)
+    return edge_id
+
+
+MAX_COLUMNS = 14  # beyond this many columns, a picture shown 880 px wide has unreadable text
+
+
+def resolve_collapse(traced: TracedGraph, options, caller: str) -> Resolved:
+    """Check the module names the user gave, and pick the automatic collapse depth: the
+    deepest that keeps the picture within `max_nodes` nodes and `MAX_COLUMNS` columns."""
+    check_module_names(traced, options.collapse, "collapse", caller)
+    check_module_names(traced, options.expand, "expand", caller)
+    rule = Resolved(options.collapse, options.collapse_depth, options.expand)
+    if options.collapse or options.collapse_depth is not None or options.max_nodes is None:
+        return rule
+    # every primitive op is asked for: many columns are expected, only the count matters
+    columns = None if options.all_ops else MAX_COLUMNS
+
+    def fits(picture: Picture) -> bool:
+        small = picture.node_count() <= options.max_nodes
+        return small and (columns is None or picture.columns() <= columns)
+
+    if fits(Picture(traced, options, rule)):
+        return rule
+    deepest = max((path.count(".") + 1 for path in traced.scopes), default=0)
+    for depth in range(deepest, 0, -1):
+        candidate = Resolved((), depth, options.expand, auto=True)
+        if fits(Picture(traced, options, candidate)):
+            return candidate
+    return Resolved((), 1, options.expand, auto=True)
+
+
+# ----------------------------------------------------------------------------- formulas
+def constant_text(value: float) -> str:
+    """`0.447 (1/√5)`: a constant, and the square root it is the inverse of, if it is one."""
+    if value > 0:
+        square = 1 / (value * value)
+        n = round(square)
+        if 2 <= n <= 4096 and abs(square - n) < 1e-3 * n:
+            return f"1/√{n}"
+    return f"{value:.4g}"
+
+
+def _name(record: TensorRecord) -> str:
+    if record.kind == "parameter" and record.name:
+        last = record.name.rpartition(".")[2]
+        return {"weight": "W", "bias": "b"}.get(last, last)
+    if record.kind == "constant" and record.tensor is not None:
+        return constant_text(float(np.asarray(record.tensor.data).reshape(-1)[0]))
+    return record.name or "x"
+
+
+def _wrap(text: str) -> str:
+    """Brackets around a sum or a quotient (not around a product `Q Kᵀ` or a call)."""
+    return f"({text})" if any(f" {sign} " in text for sign in "+−/×") else text
+
+
+def _index_text(index) -> str:
+    if isinstance(index, (int, np.integer)):
+        return str(int(index))
+    if isinstance(index, tuple) and all(isinstance(i, (int, np.integer, slice)) for i in index):
+        parts = [str(int(i)) if not isinstance(i, slice) else ":" for i in index]
+        return ", ".join(parts)
+    return "…"
+
+
+def _op_phrase(op: OpRecord, args: list[str], same: bool) -> str:
+    node, name = op.node, op.node.name
+    a = args[0] if args else ""
+    b = args[1] if len(args) > 1 else ""
+    infix = {"Add": "+", "Sub": "−", "Div": "/"}
+    if name in infix and len(args) == 2:
+        if name == "Div" or infix[name] == "−":
+            return f"{a} {infix[name]} {_wrap(b)}"
+        return f"{a} {infix[name]} {b}"
+    if name == "Mul" and len(args) == 2:
+        if same:
+            return f"{_wrap(a)}²"
+        if b.startswith("1/√"):
+            return f"{_wrap(a)} / {b[2:]}"
+        return f"{_wrap(a)} × {_wrap(b)}"
+    if name == "MatMul" and len(args) == 2:
+        return f"{_wrap(a)} {_wrap(b)}"
+    if name in ("Linear",) and len(args) >= 2:
+        return f"{_wrap(a)} {args[1]}ᵀ" + (f" + {args[2]}" if len(args) > 2 else "")
+    if name == "Transpose":
+        axes = getattr(node, "axes", None)
+        if (
+            axes is not None
+            and len(axes) >= 2
+            and tuple(axes[-2:])
+            == (
+                len(axes) - 1,
+                len(axes) - 2,
+            )
+        ):
+            return f"{_wrap(a)}ᵀ"
+        return f"transpose({a})"
+    if name == "Neg":
+        return f"−{_wrap(a)}"
+    if name == "Pow" and len(args) == 2:
+        return f"{_wrap(a)}^{b}"
+    if name == "Sqrt":
+        return f"√{_wrap(a)}"
+    if name == "Abs":
+        return f"|{a}|"
+    if name == "GetItem":
+        return f"{_wrap(a)}[{_index_text(getattr(node, 'index', None))}]"
+    short = {
+        "Sigmoid": "σ",
+        "ScaledDotProductAttention": "attention",
+        "LayerNorm": "layer_norm",
+        "CrossEntropy": "cross_entropy",
+        "LogSoftmax": "log_softmax",
+        "MaskedFill": "masked_fill",
+    }
+    return f"{short.get(name, name.lower())}({', '.join(args)})"
+
+
+def phrase(picture: Picture, node: str) -> str:
+    """The formula an op node computes, from the names of what it reads: `X Wᵀ`,
+    `Q Kᵀ / √5`, `softmax(scores)`, `mean((attention[5] − target)²)`. Falls back to the ops'
+    names (`Mul → Add → Tanh`) when the formula would be long."""
+    ops = picture.groups[node]
+    if len(ops) > 12:
+        return _names(ops)
+    inside = {op.output.id: op for op in ops}
+    tensors = picture.tensors
+    texts: dict[str, str] = {}
+    letters: dict[str, str] = {}  # unnamed inputs from other nodes: a, b, c ...
+
+    def outside(source: str) -> str:
+        record = tensors[source]
+        if record.name or record.kind != "tensor":
+            return _name(record)
+        box = picture.owner.get(source, "")
+        if box in picture.boxes:
+            return picture.boxes[box].path.rpartition(".")[2]  # what a collapsed module made
+        return letters.setdefault(source, "abcdefgh"[len(letters) % 8])
+
+    for op in ops:
+        sources = picture.inputs_of.get(op.id, [])
+        args = [texts[s] if s in inside else outside(s) for s in sources]
+        same = len(sources) == 2 and sources[0] == sources[1]
+        texts[op.output.id] = _op_phrase(op, args, same)
+    result = texts[ops[-1].output.id]
+    return result if len(result) <= _LONGEST_PHRASE else _names(ops)
+
+
+def _names(ops: list[OpRecord]) -> str:
+    """`Mean → Sub → … → Add  (8 ops)`: a node's ops, when their formula would be long."""
+    names = [op.node.name for op in ops]
+    if len(names) > 6:  # the first and last steps, and how many there are
+        names = [*names[:2], "…", *names[-2:]]
+    return " → ".join(names) + f"  ({len(ops)} ops)"
