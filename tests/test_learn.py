@@ -406,13 +406,13 @@ def browser():
 class Page:
     """The learning page open in the browser: its slider, counter, attention cells, keys."""
 
-    def __init__(self, driver, path) -> None:
+    def __init__(self, driver, path, fragment: str = "") -> None:
         from selenium.webdriver.common.by import By
 
         self.driver = driver
         self.by = By
         driver.get_log("browser")  # drop what earlier pages logged
-        driver.get(path.resolve().as_uri())
+        driver.get(path.resolve().as_uri() + fragment)
 
     def find(self, css):
         return self.driver.find_element(self.by.CSS_SELECTOR, css)
@@ -534,6 +534,14 @@ def test_at_the_last_frame_orange_gives_earth_more_weight(browser, head_page):
     assert "“orange” now attends most to “earth”" in explained
     page.press("HOME")
     assert page.index() == 0 and page.cell("orange", "earth") == (first_text, first_colour)
+    assert page.errors() == []
+
+
+def test_the_address_can_open_the_page_at_a_step(browser, head_page):
+    path, _ = head_page
+    assert Page(browser, path, "#step=30").index() == 30
+    page = Page(browser, path, "#step=9999")
+    assert page.index() == len(page_data(path)["steps"]) - 1
     assert page.errors() == []
 
 

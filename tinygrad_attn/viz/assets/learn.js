@@ -452,7 +452,19 @@
     e.preventDefault();
   });
 
-  draw(0);
+  // "#step=N" in the address shows training step N (the last frame at or before it), on
+  // opening and whenever the address changes.
+  function askedFrame() {
+    const asked = /(?:^#|&)step=(\d+)/.exec(location.hash);
+    let i = 0;
+    if (asked) while (i + 1 < N && data.steps[i + 1] <= Number(asked[1])) i++;
+    return asked ? i : null;
+  }
+  window.addEventListener("hashchange", () => {
+    const i = askedFrame();
+    if (i !== null) { setPlaying(false); draw(i); }
+  });
+  draw(askedFrame() || 0);
   window.taLearn = {
     draw, frames: N,
     get index() { return current; },
