@@ -38,6 +38,12 @@ def _replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _learn(args: argparse.Namespace) -> int:
+    from .viz.learn_runs import main
+
+    return main(args.out, args.model)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m tinygrad_attn",
@@ -74,6 +80,17 @@ def build_parser() -> argparse.ArgumentParser:
         "block, its modules collapsed",
     )
     replay.set_defaults(run=_replay)
+    learn = commands.add_parser(
+        "learn", help="train a model and write an HTML page that replays its training, step by step"
+    )
+    learn.add_argument("--out", default="out", help="folder for learn_MODEL.html (default: out)")
+    learn.add_argument(
+        "--model",
+        choices=("head", "classifier", "transformer"),
+        default="head",
+        help="the article's head (default), demo 2's classifier or demo 3's transformer",
+    )
+    learn.set_defaults(run=_learn)
     return parser
 
 

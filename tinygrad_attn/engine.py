@@ -280,7 +280,10 @@ def root_gradient(root: Any, gradient: Any) -> np.ndarray:
             )
         return np.ones(root.shape, dtype=root.dtype)
     raw = getattr(gradient, "data", gradient)
-    array = np.asarray(raw)
+    try:
+        array = np.asarray(raw)
+    except ValueError:  # a ragged list: reported as data that is not numbers, below
+        array = np.empty(0, dtype=object)
     if array.dtype.kind not in "fiub":
         raise TypeError(
             f"backward(gradient=...): got {type(raw).__name__} data of dtype {array.dtype}; pass "

@@ -354,7 +354,11 @@ def run(out_dir: str = "out") -> int:
     print("4. Training the head: 'orange' should come out as fruit, then as colour")
     head.zero_grad()
     losses = train_article_head(head)
-    print(f"   Adam, {len(losses)} steps: loss {losses[0]:.4f} -> {losses[-1]:.4f}\n")
+    print(f"   Adam, {len(losses)} steps: loss {losses[0]:.4f} -> {losses[-1]:.4f}")
+    print(
+        f"   watch these {len(losses)} steps one by one: python -m tinygrad_attn learn --out "
+        f"{out_dir}  (writes {Path(out_dir) / 'learn_head.html'})\n"
+    )
     show_head_attention(head, "trained")
 
     print("5. Gradient check of the head (float64, central differences)")

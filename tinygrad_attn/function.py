@@ -165,7 +165,7 @@ class Function:
         ctx = cls.__new__(cls)
         needs = [t.requires_grad for t in inputs]  # (a list comprehension: cheapest here)
         recording = True in needs and grad_mode.enabled
-        arrays = [t.data for t in inputs]
+        arrays = [t._data for t in inputs]  # (`.data` is a checking property: inplace.py)
         out = cls.forward(ctx, *arrays, **params)
         if out.__class__ is not np.ndarray:
             out = _as_result(cls, out)
@@ -175,7 +175,7 @@ class Function:
                 break
         out.flags.writeable = False  # op results are read-only from birth: see saved.py
         result = Tensor.__new__(Tensor)
-        result.data = out
+        result._data = out
         if recording:  # make ctx a node of the graph, linked to its parents and its output
             if cls._checks_fields and not FRAMEWORK_FIELDS.isdisjoint(ctx.__dict__):
                 raise AttributeError(_reserved_message(ctx))

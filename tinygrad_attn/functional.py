@@ -284,7 +284,17 @@ def _cross_entropy_args(
 def mse_loss(pred: Tensor, target: Any, reduction: str = "mean") -> Tensor:
     """Mean (or sum, or per element) of (pred - target)^2; the shapes must be equal."""
     pred = _tensor(pred, "mse_loss", "pred")
-    target = target if isinstance(target, Tensor) else Tensor(np.asarray(target), dtype=pred.dtype)
+    if not isinstance(target, Tensor):
+        try:
+            array = np.asarray(target)
+        except ValueError:
+            array = np.empty(0, dtype=object)  # a ragged list: reported below
+        if array.dtype.kind not in "fiub":
+            raise TypeError(
+                f"mse_loss: target must be a Tensor, an ndarray or (a list of) numbers, got "
+                f"{type(target).__name__} (NumPy reads it as dtype {array.dtype})"
+            )
+        target = Tensor(array, dtype=pred.dtype)
     if pred.shape != target.shape:
         raise ValueError(
             f"mse_loss: pred has shape {pred.shape} but target has shape {target.shape}; they "
@@ -384,13 +394,22 @@ def _layer_norm_args(
 
 def dropout(x: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
     """Zero each element with probability `p` and scale the rest by 1/(1-p), so the expected
-    value is unchanged; the identity when `training` is False or p == 0. The mask comes from
-    the global generator (`ta.manual_seed`)."""
+    value is unchanged; the identity when `training` is False or p == 0, zeros when p == 1.
+    The mask comes from the global generator (`ta.manual_seed`)."""
     x = _tensor(x, "dropout")
-    if not 0 <= p < 1:
-        raise ValueError(f"dropout: p must be in [0, 1), got {p}")
+    if x.dtype.kind != "f":
+        raise TypeError(
+            f"dropout: needs a float tensor, got dtype {x.dtype} (scaling by 1/(1-p) needs "
+            "fractions); convert it first, e.g. Tensor(x.data, dtype=np.float32)"
+        )
+    if not isinstance(p, (int, float, np.integer, np.floating)) or isinstance(p, bool):
+        raise TypeError(f"dropout: p must be a number in [0, 1], got {type(p).__name__}")
+    if not 0 <= p <= 1:
+        raise ValueError(f"dropout: p must be in [0, 1], got {p}")
     if not training or p == 0:
         return x
+    if p == 1:  # everything dropped (as PyTorch: x * 0, so inf gives nan)
+        return x * np.zeros((), dtype=x.dtype)
     keep = get_rng().random(x.shape) >= p  # (x.shape), True = kept
     return x * (keep.astype(x.dtype) / x.dtype.type(1 - p))
 
@@ -475,8 +494,14 @@ def _attention_args(
     return query, key, value, mask
 
 
-def _scale(scale: float | None, width: int) -> float:
-    return 1 / math.sqrt(width) if scale is None else float(scale)
+def _scale(scale: float | None, width: int, fn: str) -> float:
+    if scale is None:
+        return 1 / math.sqrt(width)
+    if not isinstance(scale, (int, float, np.integer, np.floating)) or isinstance(scale, bool):
+        raise TypeError(
+            f"{fn}: scale must be a number (or None for 1/sqrt(E)), got {type(scale).__name__}"
+        )
+    return float(scale)
 
 
 def scaled_dot_product_attention(
@@ -501,9 +526,9 @@ def scaled_dot_product_attention(
     fn = "scaled_dot_product_attention"
     query, key, value, mask = _attention_args(fn, query, key, value, attn_mask, is_causal)
     if dropout_p:
-        weights = dropout(_weights(query, key, mask, is_causal, scale), dropout_p)
+        weights = dropout(_weights(query, key, mask, is_causal, scale, fn), dropout_p)
         return weights @ value  # (..., L, Ev)
-    scale = _scale(scale, query.shape[-1])
+    scale = _scale(scale, query.shape[-1], fn)
     masks = () if mask is None else (mask,)
     return ScaledDotProductAttention.apply(
         query, key, value, *masks, scale=scale, is_causal=bool(is_causal)
@@ -511,10 +536,16 @@ def scaled_dot_product_attention(
 
 
 def _weights(
-    query: Tensor, key: Tensor, mask: Tensor | None, is_causal: bool, scale: float | None
+    query: Tensor,
+    key: Tensor,
+    mask: Tensor | None,
+    is_causal: bool,
+    scale: float | None,
+    fn: str,
 ) -> Tensor:
     """The composed attention table for checked arguments (see `attention_weights`)."""
-    scores = (query @ key.swapaxes(-1, -2)) * _scale(scale, query.shape[-1])  # (..., L, S)
+    scale = _scale(scale, query.shape[-1], fn)
+    scores = (query @ key.swapaxes(-1, -2)) * scale  # (..., L, S)
     scores.name = "scores"
     allowed = None
     if is_causal:
@@ -524,6 +555,11 @@ def _weights(
     elif mask is not None:
         scores = scores + mask
         scores.name = "masked_scores"
+        # A row the float mask blocks entirely (all -inf) is NaN through softmax; like the
+        # fused op, give it zeros: block the whole row as a bool mask would.
+        dead = np.isneginf(scores.data).all(axis=-1, keepdims=True)  # (..., L, 1)
+        if dead.any():
+            allowed = ~dead
     if allowed is None:
         weights = scores.softmax(axis=-1)
     else:
@@ -550,7 +586,7 @@ def attention_weights(
     query, key, _, mask = _attention_args(
         "attention_weights", query, key, None, attn_mask, is_causal
     )
-    return _weights(query, key, mask, is_causal, scale)
+    return _weights(query, key, mask, is_causal, scale, "attention_weights")
 
 
 def attention_composed(
@@ -567,7 +603,7 @@ def attention_composed(
     query, key, value, mask = _attention_args(
         "attention_composed", query, key, value, attn_mask, is_causal
     )
-    weights = _weights(query, key, mask, is_causal, scale)  # (..., L, S)
+    weights = _weights(query, key, mask, is_causal, scale, "attention_composed")  # (..., L, S)
     out = weights @ value  # (..., L, Ev)
     out.name = "attention"
     return out

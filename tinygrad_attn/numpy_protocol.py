@@ -105,7 +105,9 @@ def apply_ufunc(owner: Any, ufunc: np.ufunc, method: str, inputs: tuple, kwargs:
             if isinstance(a, Tensor):
                 return getattr(a, method_name)(b)
             # `ndarray + t`: the array is the left operand.
-            return getattr(Tensor._make(np.asarray(a)), method_name)(b)
+            from .tensor import as_constant  # (checks the array holds real numbers)
+
+            return getattr(as_constant(np.asarray(a)), method_name)(b)
     label = name if method == "__call__" else f"{name}.{method}"
     return _plain(label, getattr(ufunc, method), inputs, kwargs)
 

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from . import engine, ops
+from .inplace import InPlaceMixin
 from .tensor_methods import TensorMethods, check_device, resolve_axis, softmax_over_axes
 
 _default_dtype = np.dtype(np.float32)
@@ -58,17 +59,21 @@ def _array_from(data: Any, dtype: Any, copy: bool) -> np.ndarray:
     if isinstance(data, Tensor):
         data = data.data
     if isinstance(data, (np.ndarray, np.generic)):
-        array = np.array(data, dtype=dtype, copy=copy or None)
+        array = data
     else:
         try:
-            array = np.array(data, dtype=dtype)
+            array = np.array(data)
         except (ValueError, TypeError) as err:
             raise TypeError(
                 f"Tensor: cannot make an array from {type(data).__name__} data ({err}). "
                 "Pass a number, a (rectangular) nested list of numbers, or an ndarray."
             ) from None
+        copy = False
         if dtype is None and array.dtype.kind == "f":
-            array = array.astype(_default_dtype)
+            dtype = _default_dtype
+    # Checked before any cast, which would turn None or "1.5" into floats without a word.
+    if array.dtype.kind in "fiub":
+        array = np.array(array, dtype=dtype, copy=copy or None)
     if array.dtype.kind not in "fiub":
         raise TypeError(
             f"Tensor: {type(data).__name__} data (NumPy reads it as dtype {array.dtype}) is not "
@@ -100,6 +105,8 @@ def as_constant(value: Any, like: Tensor | None = None) -> Tensor:
     if isinstance(value, (bool, int, float)):  # first: `x * 2.0` is the common case
         dtype = like.data.dtype if like is not None else None
         key = (value, type(value), dtype)
+        if not value or value != value:  # 0.0 == -0.0, nan != nan: key those by their text
+            key = (repr(value), type(value), dtype)
         constant = _constants.get(key)
         if constant is None:
             array = np.asarray(
@@ -113,6 +120,12 @@ def as_constant(value: Any, like: Tensor | None = None) -> Tensor:
     if isinstance(value, Tensor):
         return value
     if isinstance(value, np.ndarray):
+        if value.dtype.kind not in "fiub":
+            raise TypeError(
+                f"an operand of dtype {value.dtype} (an ndarray) is not real numbers: "
+                "tinygrad_attn computes with float, integer or bool arrays. Convert it first, "
+                "e.g. np.asarray(value, dtype=np.float32)."
+            )
         return Tensor._make(value)
     return Tensor._make(_array_from(value, None, copy=False))
 
@@ -148,7 +161,7 @@ class ReleasedTensor:
         )
 
 
-class Tensor(TensorMethods):
+class Tensor(InPlaceMixin, TensorMethods):  # .data, in-place ops, pickling: inplace.py
     """An n-dimensional array that records the ops applied to it, for reverse-mode autodiff."""
 
     # Class-level defaults: an op's output sets only what differs (keeps `apply` cheap).
@@ -181,7 +194,7 @@ class Tensor(TensorMethods):
     def _make(cls, array: np.ndarray) -> Tensor:
         """Wrap an ndarray without copying or checking (ops' outputs, constants)."""
         tensor = cls.__new__(cls)
-        tensor.data = array
+        tensor._data = array  # (`.data` is a property: assigning it checks the value)
         return tensor
 
     # ----------------------------------------------------------------- properties
@@ -229,7 +242,7 @@ class Tensor(TensorMethods):
     @property
     def grad_like(self) -> tuple:
         """(shape, dtype) that this tensor's gradient has: those of its data."""
-        return self.data.shape, self.data.dtype
+        return self._data.shape, self._data.dtype
 
     @property
     def is_leaf(self) -> bool:
@@ -408,22 +421,22 @@ class Tensor(TensorMethods):
 
     # Comparisons give bool tensors and take no part in the graph.
     def __lt__(self, other: Any) -> Tensor:
-        return Tensor._make(self.data < np.asarray(other))
+        return Tensor._make(ops.elementwise.compare("<", np.less, self.data, other))
 
     def __le__(self, other: Any) -> Tensor:
-        return Tensor._make(self.data <= np.asarray(other))
+        return Tensor._make(ops.elementwise.compare("<=", np.less_equal, self.data, other))
 
     def __gt__(self, other: Any) -> Tensor:
-        return Tensor._make(self.data > np.asarray(other))
+        return Tensor._make(ops.elementwise.compare(">", np.greater, self.data, other))
 
     def __ge__(self, other: Any) -> Tensor:
-        return Tensor._make(self.data >= np.asarray(other))
+        return Tensor._make(ops.elementwise.compare(">=", np.greater_equal, self.data, other))
 
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return Tensor._make(self.data == np.asarray(other))
+        return Tensor._make(ops.elementwise.compare("==", np.equal, self.data, other))
 
     def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return Tensor._make(self.data != np.asarray(other))
+        return Tensor._make(ops.elementwise.compare("!=", np.not_equal, self.data, other))
 
     # ---------------------------------------------------------------- elementwise
     def add(self, other: Any) -> Tensor:
@@ -480,6 +493,8 @@ class Tensor(TensorMethods):
 
     # ---------------------------------------------------------------------- shape
     def reshape(self, *shape: Any) -> Tensor:
+        if not shape:
+            raise TypeError("reshape() needs the shape: x.reshape(2, 3), or reshape(()) for 0-d")
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
         return ops.Reshape.apply(self, shape=shape)
@@ -494,23 +509,15 @@ class Tensor(TensorMethods):
         return ops.Transpose.apply(self, axes=axes or None)
 
     def swapaxes(self, axis1: int, axis2: int) -> Tensor:
-        axes = list(range(self.ndim))
-        try:
-            axes[axis1], axes[axis2] = axes[axis2], axes[axis1]
-        except IndexError:
-            raise ValueError(
-                f"swapaxes({axis1}, {axis2}): axis out of range for a tensor of shape "
-                f"{self.shape} ({self.ndim} axes)"
-            ) from None
-        return ops.Transpose.apply(self, axes=tuple(axes))
+        return ops.Transpose.apply(self, axes=ops.movement.swapped_axes(self.shape, axis1, axis2))
 
     def unsqueeze(self, axis: Any = None, *, dim: Any = None) -> Tensor:
         axis, _ = resolve_axis("unsqueeze", axis, None, dim)
-        return ops.Reshape.apply(self, shape=_unsqueezed_shape(self.shape, axis))
+        return ops.Reshape.apply(self, shape=ops.movement.unsqueezed_shape(self.shape, axis))
 
     def squeeze(self, axis: int | Sequence[int] | None = None, *, dim: Any = None) -> Tensor:
         axis, _ = resolve_axis("squeeze", axis, None, dim)
-        return ops.Reshape.apply(self, shape=_squeezed_shape(self.shape, axis))
+        return ops.Reshape.apply(self, shape=ops.movement.squeezed_shape(self.shape, axis))
 
     def __getitem__(self, index: Any) -> Tensor:
         return ops.GetItem.apply(self, index=_plain_index(index))
@@ -531,8 +538,11 @@ class Tensor(TensorMethods):
             return softmax_over_axes(self, axis, log=True)
         return ops.LogSoftmax.apply(self, axis=-1 if axis is None else axis)
 
-    def masked_fill(self, mask: Any, value: float) -> Tensor:
-        """Where `mask` is True, put `value`; elsewhere keep self (no gradient where filled)."""
+    def masked_fill(self, mask: Any, value: float | Tensor) -> Tensor:
+        """Where `mask` is True, put `value` (a number, or a 0-d tensor, which gets the filled
+        elements' gradient); elsewhere keep self (no gradient where filled)."""
+        if isinstance(value, Tensor):
+            return ops.MaskedFill.apply(self, as_constant(mask), value)
         return ops.MaskedFill.apply(self, as_constant(mask), value=value)
 
 
@@ -545,38 +555,13 @@ def _plain_index(index: Any) -> Any:
     return index
 
 
-def _unsqueezed_shape(shape: tuple, axis: int) -> tuple:
-    ndim = len(shape) + 1
-    if not -ndim <= axis < ndim:
-        raise ValueError(
-            f"unsqueeze({axis}): axis out of range for a tensor of shape {shape} "
-            f"(allowed: {-ndim} to {ndim - 1})"
-        )
-    axis %= ndim
-    return shape[:axis] + (1,) + shape[axis:]
-
-
-def _squeezed_shape(shape: tuple, axis: Any) -> tuple:
-    if axis is None:
-        return tuple(n for n in shape if n != 1)
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
-    normalised = set()
-    for a in axes:
-        if not -len(shape) <= a < len(shape):
-            raise ValueError(f"squeeze({axis}): axis {a} out of range for shape {shape}")
-        if shape[a] != 1:
-            raise ValueError(
-                f"squeeze({axis}): axis {a} has size {shape[a]}, not 1, in shape {shape}"
-            )
-        normalised.add(a % len(shape))
-    return tuple(n for i, n in enumerate(shape) if i not in normalised)
-
-
 # ----------------------------------------------------------------- constructors
 def from_numpy(array: np.ndarray, requires_grad: bool = False) -> Tensor:
     """A tensor that shares `array` (no copy)."""
     if not isinstance(array, np.ndarray):
         raise TypeError(f"from_numpy: expected an np.ndarray, got {type(array).__name__}")
+    if array.dtype.kind not in "fiub":
+        raise TypeError(f"from_numpy: dtype {array.dtype} is not float, integer or bool")
     if requires_grad:
         _check_can_require_grad(array.dtype, "from_numpy(requires_grad=True)")
     out = Tensor._make(array)
@@ -584,22 +569,27 @@ def from_numpy(array: np.ndarray, requires_grad: bool = False) -> Tensor:
     return out
 
 
-def _shape_arg(shape: tuple) -> tuple:
+def _shape_arg(shape: tuple, fn: str) -> tuple:
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        return tuple(shape[0])
+        shape = tuple(shape[0])
+    for n in shape:
+        if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
+            raise TypeError(f"{fn}: the shape must be non-negative ints, got {tuple(shape)}")
+        if n < 0:
+            raise ValueError(f"{fn}: the shape must be non-negative ints, got {tuple(shape)}")
     return tuple(shape)
 
 
 def zeros(*shape: Any, requires_grad: bool = False, dtype: Any = None, device=None) -> Tensor:
     """A tensor of zeros (default float dtype unless `dtype` is given)."""
     check_device(device)
-    return from_numpy(np.zeros(_shape_arg(shape), dtype or _default_dtype), requires_grad)
+    return from_numpy(np.zeros(_shape_arg(shape, "zeros"), dtype or _default_dtype), requires_grad)
 
 
 def ones(*shape: Any, requires_grad: bool = False, dtype: Any = None, device=None) -> Tensor:
     """A tensor of ones (default float dtype unless `dtype` is given)."""
     check_device(device)
-    return from_numpy(np.ones(_shape_arg(shape), dtype or _default_dtype), requires_grad)
+    return from_numpy(np.ones(_shape_arg(shape, "ones"), dtype or _default_dtype), requires_grad)
 
 
 def arange(
@@ -613,18 +603,18 @@ def arange(
 def randn(*shape: Any, requires_grad: bool = False, dtype: Any = None, device=None) -> Tensor:
     """Standard normal samples from the global generator (`ta.manual_seed`)."""
     check_device(device)
-    array = _rng.standard_normal(_shape_arg(shape)).astype(dtype or _default_dtype)
+    array = _rng.standard_normal(_shape_arg(shape, "randn")).astype(dtype or _default_dtype)
     return from_numpy(array, requires_grad)
 
 
 def concatenate(tensors: Sequence[Any], axis: int = 0) -> Tensor:
     """Join tensors along an existing axis (`np.concatenate`)."""
-    return ops.Concatenate.apply(*tensors, axis=axis)
+    return ops.Concatenate.apply(*ops.movement.tensor_sequence(tensors, "concatenate"), axis=axis)
 
 
 def stack(tensors: Sequence[Any], axis: int = 0) -> Tensor:
     """Join tensors along a new axis (`np.stack`)."""
-    return ops.Stack.apply(*tensors, axis=axis)
+    return ops.Stack.apply(*ops.movement.tensor_sequence(tensors, "stack"), axis=axis)
 
 
 def where(condition: Any, a: Any, b: Any) -> Tensor:

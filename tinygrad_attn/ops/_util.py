@@ -11,20 +11,27 @@ def normalize_axis(axis: int, ndim: int, op: str, shape: tuple) -> int:
     """`axis` as a non-negative int, or a ValueError naming the op and the shape."""
     if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
         raise TypeError(f"{op}: axis must be an int, got {type(axis).__name__}")
-    if not -ndim <= axis < max(ndim, 1):
+    axes = max(ndim, 1)  # a 0-d tensor takes axis 0 or -1, as in PyTorch
+    if not -axes <= axis < axes:
         raise ValueError(
             f"{op}: axis {axis} does not exist for a tensor of shape {shape} "
-            f"({ndim} axes: use an axis from {-ndim} to {ndim - 1})"
+            f"({ndim} axes: use an axis from {-axes} to {axes - 1})"
         )
-    return int(axis) % max(ndim, 1)
+    return int(axis) % axes
 
 
 def normalize_axes(axis: Any, ndim: int, op: str, shape: tuple) -> tuple:
     """`axis` (None, int or sequence) as a sorted tuple of non-negative ints."""
     if axis is None:
         return tuple(range(ndim))
+    if not isinstance(axis, (int, np.integer, tuple, list)):
+        raise TypeError(
+            f"{op}: axis must be an int, a tuple of ints or None, got {type(axis).__name__}"
+        )
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
     normalized = tuple(sorted(normalize_axis(a, ndim, op, shape) for a in axes))
+    if ndim == 0:
+        return ()  # axis 0 or -1 of a 0-d tensor (allowed, as PyTorch): nothing to reduce
     if len(set(normalized)) != len(normalized):
         raise ValueError(f"{op}: axis {axis} repeats an axis (shape {shape})")
     return normalized

@@ -38,7 +38,7 @@ class ScaledDotProductAttention(Function):
         masked = bool(mask) or is_causal
         # Softmax with the row max subtracted. With a mask, a row with every key masked has
         # max -inf: use 0 there so exp gives zeros, and divide by 1 so its weights stay 0.
-        row_max = scores.max(axis=-1, keepdims=True)
+        row_max = scores.max(axis=-1, keepdims=True, initial=-np.inf)  # (S = 0: no keys)
         if masked:
             row_max[~np.isfinite(row_max)] = 0
         weights = scores

@@ -12,7 +12,14 @@ import math
 import numpy as np
 
 from ..function import Function
+from ..tensor import get_default_dtype
 from ._util import broadcast_shape
+
+
+def float_input(a: np.ndarray) -> np.ndarray:
+    """The input of a float function (exp, erf, softmax, ...): integers and bools become the
+    default float dtype, as in PyTorch (NumPy would pick float16 for int8, float64 for int64)."""
+    return a if a.dtype.kind == "f" else a.astype(get_default_dtype())
 
 
 def _binary(op: str, ufunc: np.ufunc, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -21,6 +28,27 @@ def _binary(op: str, ufunc: np.ufunc, a: np.ndarray, b: np.ndarray) -> np.ndarra
         return ufunc(a, b)
     except ValueError:
         broadcast_shape(op, a.shape, b.shape)  # raises the readable error
+        raise
+
+
+def compare(symbol: str, ufunc: np.ufunc, a: np.ndarray, other: object) -> np.ndarray:
+    """A comparison operator's bool result (no graph node), with shape errors that name it."""
+    b = np.asarray(other)
+    if b.dtype.kind not in "fiub":
+        raise TypeError(
+            f"comparison {symbol}: cannot compare a {a.dtype} tensor with "
+            f"{type(other).__name__} (dtype {b.dtype}); compare with numbers or tensors"
+        )
+    try:
+        return ufunc(a, b)
+    except ValueError:
+        try:
+            np.broadcast_shapes(a.shape, b.shape)
+        except ValueError:
+            raise ValueError(
+                f"comparison {symbol}: shapes {a.shape} and {b.shape} do not broadcast. Trailing "
+                "axes must be equal or 1; reshape or unsqueeze one operand so they line up."
+            ) from None
         raise
 
 
@@ -70,6 +98,8 @@ class Div(Function):
 
     @staticmethod
     def forward(ctx, a, b):
+        if a.dtype.kind != "f" and b.dtype.kind != "f":  # int / int: a float, as PyTorch
+            a, b = float_input(a), float_input(b)
         ctx.save_for_backward(a, b)
         return _binary("Div", np.true_divide, a, b)
 
@@ -94,7 +124,8 @@ class Neg(Function):
 
 
 class Pow(Function):
-    """out = a ** b;  da = dout * b * a**(b-1),  db = dout * out * log(a)"""
+    """out = a ** b;  da = dout * b * a**(b-1) (0 where b == 0),
+    db = dout * out * log(a) (0 where a == 0 and b >= 0)"""
 
     @staticmethod
     def forward(ctx, a, b):
@@ -105,8 +136,17 @@ class Pow(Function):
     @staticmethod
     def backward(ctx, grad_out):
         a, b, out = ctx.saved_tensors
-        grad_a = grad_out * b * np.power(a, b - 1) if ctx.needs_input_grad[0] else None
-        grad_b = grad_out * out * np.log(a) if ctx.needs_input_grad[1] else None
+        grad_a = grad_b = None
+        # As PyTorch, mask the terms that are 0 * inf at a zero base: d(a**0)/da = 0 even at
+        # a = 0, and d(0**b)/db = 0 for b >= 0 (the limit from the right; log(0) = -inf).
+        if ctx.needs_input_grad[0] and b.ndim == 0 and b >= 1:
+            grad_a = grad_out * b * np.power(a, b - 1)  # x ** 2: finite, nothing to mask
+        elif ctx.needs_input_grad[0]:
+            with np.errstate(divide="ignore", invalid="ignore"):  # (np.errstate: ~1 us)
+                grad_a = np.where(b == 0, 0, grad_out * b * np.power(a, b - 1))
+        if ctx.needs_input_grad[1]:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                grad_b = np.where((a == 0) & (b >= 0), 0, grad_out * out * np.log(a))
         return grad_a, grad_b
 
 
@@ -115,6 +155,7 @@ class Exp(Function):
 
     @staticmethod
     def forward(ctx, a):
+        a = float_input(a)
         out = np.exp(a)
         ctx.save_for_backward(out)
         return out
@@ -130,6 +171,7 @@ class Log(Function):
 
     @staticmethod
     def forward(ctx, a):
+        a = float_input(a)
         ctx.save_for_backward(a)
         return np.log(a)
 
@@ -144,6 +186,7 @@ class Sqrt(Function):
 
     @staticmethod
     def forward(ctx, a):
+        a = float_input(a)
         out = np.sqrt(a)
         ctx.save_for_backward(out)
         return out
@@ -159,6 +202,7 @@ class Tanh(Function):
 
     @staticmethod
     def forward(ctx, a):
+        a = float_input(a)
         out = np.tanh(a)
         ctx.save_for_backward(out)
         return out
@@ -174,6 +218,7 @@ class Sigmoid(Function):
 
     @staticmethod
     def forward(ctx, a):
+        a = float_input(a)
         # exp of a non-positive number only, so large |a| cannot overflow.
         e = np.exp(-np.abs(a))
         out = np.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(a.dtype, copy=False)
@@ -223,6 +268,7 @@ class Erf(Function):
 
     @staticmethod
     def forward(ctx, a):
+        a = float_input(a)
         ctx.save_for_backward(a)
         # NumPy has no erf; math.erf per element is exact, which gradcheck needs.
         return np.asarray(_erf(a), dtype=a.dtype)  # a 0-d input gives a Python float

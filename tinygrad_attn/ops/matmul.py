@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..function import Function
@@ -24,10 +26,15 @@ def _check_shapes(a: np.ndarray, b: np.ndarray) -> None:
         )
 
 
+def _rows(a: np.ndarray) -> np.ndarray:
+    """(..., K) -> (rows, K); written out, not -1, which NumPy cannot infer when K is 0."""
+    return a.reshape(math.prod(a.shape[:-1]), a.shape[-1])
+
+
 def _fold(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a @ b; a stack of rows times one matrix runs as a single 2-D GEMM."""
     if a.ndim > 2 and b.ndim == 2:
-        return (a.reshape(-1, a.shape[-1]) @ b).reshape(*a.shape[:-1], b.shape[-1])
+        return (_rows(a) @ b).reshape(*a.shape[:-1], b.shape[-1])
     return a @ b
 
 
@@ -67,7 +74,7 @@ class MatMul(Function):
         if ctx.needs_input_grad[1]:
             if b2.ndim == 2 and a2.ndim > 2:
                 # One weight shared by every row: contract over all rows in one GEMM.
-                grad_b = a2.reshape(-1, a2.shape[-1]).T @ g.reshape(-1, g.shape[-1])  # (K, N)
+                grad_b = _rows(a2).T @ _rows(g)  # (K, N)
             else:
                 grad_b = np.swapaxes(a2, -1, -2) @ g  # (..., K, N)
             if b.ndim == 1:

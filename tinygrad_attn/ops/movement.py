@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..function import Function
+from ..tensor import Tensor
 from ._util import broadcast_shape, normalize_axis
 
 
@@ -18,6 +19,8 @@ class Reshape(Function):
     @staticmethod
     def forward(ctx, a, shape):
         ctx.input_shape = a.shape
+        if not all(isinstance(n, (int, np.integer)) and not isinstance(n, bool) for n in shape):
+            raise TypeError(f"Reshape: the shape must be ints, got {tuple(shape)}")
         try:
             return a.reshape(shape)
         except ValueError:
@@ -30,6 +33,67 @@ class Reshape(Function):
     @staticmethod
     def backward(ctx, grad_out):
         return (grad_out.reshape(ctx.input_shape),)
+
+
+def _int_axis(axis, where: str) -> int:
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
+        raise TypeError(f"{where}: axis must be an int, got {type(axis).__name__}")
+    return int(axis)
+
+
+def unsqueezed_shape(shape: tuple, axis: int) -> tuple:
+    """The shape `unsqueeze(axis)` gives: a 1 inserted at `axis` (of the new shape)."""
+    axis = _int_axis(axis, f"unsqueeze({axis!r})")
+    ndim = len(shape) + 1
+    if not -ndim <= axis < ndim:
+        raise ValueError(
+            f"unsqueeze({axis}): axis out of range for a tensor of shape {shape} "
+            f"(allowed: {-ndim} to {ndim - 1})"
+        )
+    axis %= ndim
+    return shape[:axis] + (1,) + shape[axis:]
+
+
+def squeezed_shape(shape: tuple, axis) -> tuple:
+    """The shape `squeeze(axis)` gives: the size-1 axes (or the named ones) dropped."""
+    if axis is None:
+        return tuple(n for n in shape if n != 1)
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    normalised = set()
+    for a in axes:
+        a = _int_axis(a, f"squeeze({axis!r})")
+        if not -len(shape) <= a < len(shape):
+            raise ValueError(f"squeeze({axis}): axis {a} out of range for shape {shape}")
+        if shape[a] != 1:
+            raise ValueError(
+                f"squeeze({axis}): axis {a} has size {shape[a]}, not 1, in shape {shape}"
+            )
+        normalised.add(a % len(shape))
+    return tuple(n for i, n in enumerate(shape) if i not in normalised)
+
+
+def swapped_axes(shape: tuple, axis1, axis2) -> tuple:
+    """The axes permutation `swapaxes(axis1, axis2)` gives."""
+    where = f"swapaxes({axis1!r}, {axis2!r})"
+    a, b = _int_axis(axis1, where), _int_axis(axis2, where)
+    axes = list(range(len(shape)))
+    try:
+        axes[a], axes[b] = axes[b], axes[a]
+    except IndexError:
+        raise ValueError(
+            f"{where}: axis out of range for a tensor of shape {shape} ({len(shape)} axes)"
+        ) from None
+    return tuple(axes)
+
+
+def tensor_sequence(tensors, fn: str) -> tuple:
+    """The tensors given to `concatenate` / `stack` (a list, tuple or generator) as a tuple."""
+    if isinstance(tensors, (Tensor, np.ndarray, str)) or not hasattr(tensors, "__iter__"):
+        raise TypeError(
+            f"{fn}: expected a list or tuple of tensors, got {type(tensors).__name__}; e.g. "
+            f"ta.{fn}([a, b], axis=0)"
+        )
+    return tuple(tensors)
 
 
 class Transpose(Function):
@@ -106,6 +170,13 @@ class Concatenate(Function):
     def forward(ctx, *arrays, axis=0):
         if not arrays:
             raise ValueError("Concatenate: needs at least one tensor")
+        for i, a in enumerate(arrays):
+            if a.ndim == 0:
+                raise ValueError(
+                    f"Concatenate: tensor {i} is 0-d (shape ()), and 0-d tensors cannot be "
+                    "concatenated (NumPy and PyTorch refuse too); use ta.stack(tensors) to join "
+                    "them along a new axis"
+                )
         ctx.axis = normalize_axis(axis, arrays[0].ndim, "Concatenate", arrays[0].shape)
         ctx.sizes = [a.shape[ctx.axis] for a in arrays]
         try:
@@ -167,20 +238,34 @@ class Where(Function):
 
 
 class MaskedFill(Function):
-    """out = value where mask, else a;  da = dout where not mask, else 0"""
+    """out = value where mask, else a;  da = dout where not mask, else 0;
+    dvalue = sum(dout where mask)  (when value is a 0-d tensor)"""
 
     @staticmethod
-    def forward(ctx, a, mask, value):
+    def forward(ctx, a, mask, *fill, value=None):
         _check_bool("MaskedFill", mask, "the mask")
         if broadcast_shape("MaskedFill", a.shape, mask.shape) != a.shape:
             raise ValueError(
                 f"MaskedFill: a mask of shape {mask.shape} would enlarge the tensor of shape "
                 f"{a.shape}; the mask must broadcast to the tensor's shape"
             )
+        value = np.asarray(fill[0] if fill else value)
+        if value.ndim != 0:
+            raise ValueError(
+                f"MaskedFill: the value has shape {value.shape}; it must be a number or a 0-d "
+                "tensor, as in PyTorch (to fill from an array, use ta.where(mask, value, x))"
+            )
+        if value.dtype.kind not in "fiub":
+            raise TypeError(f"MaskedFill: the value must be a real number, got dtype {value.dtype}")
         ctx.save_for_backward(mask)
-        return np.where(mask, np.asarray(value, dtype=a.dtype), a)
+        return np.where(mask, value.astype(a.dtype), a)
 
     @staticmethod
     def backward(ctx, grad_out):
         (mask,) = ctx.saved_tensors
-        return np.where(mask, np.zeros((), dtype=grad_out.dtype), grad_out), None
+        zero = np.zeros((), dtype=grad_out.dtype)
+        grad_a = np.where(mask, zero, grad_out) if ctx.needs_input_grad[0] else None
+        if len(ctx.needs_input_grad) == 2:
+            return grad_a, None
+        grad_value = np.where(mask, grad_out, zero).sum() if ctx.needs_input_grad[2] else None
+        return grad_a, None, grad_value

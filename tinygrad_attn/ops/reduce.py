@@ -6,10 +6,13 @@ that is the reduction's own calculus, not un-broadcasting, which only the engine
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..function import Function
 from ._util import expand_reduced, normalize_axes
+from .elementwise import float_input
 
 
 def _count(shape: tuple, axes: tuple) -> int:
@@ -36,6 +39,7 @@ class Mean(Function):
 
     @staticmethod
     def forward(ctx, a, axis=None, keepdims=False):
+        a = float_input(a)
         ctx.axes = normalize_axes(axis, a.ndim, "Mean", a.shape)
         ctx.keepdims = keepdims
         ctx.input_shape = a.shape
@@ -52,13 +56,19 @@ class Max(Function):
 
     @staticmethod
     def forward(ctx, a, axis=None, keepdims=False):
-        if a.size == 0:
-            raise ValueError(f"Max: cannot take the max of an empty tensor (shape {a.shape})")
         ctx.axes = normalize_axes(axis, a.ndim, "Max", a.shape)
+        for ax in ctx.axes:
+            if a.shape[ax] == 0:
+                raise ValueError(
+                    f"Max: axis {ax} of shape {a.shape} has no elements, so it has no max "
+                    "(NumPy and PyTorch refuse too); reduce over other axes, or check the shape"
+                )
         ctx.keepdims = keepdims
         ctx.input_shape = a.shape
         out = np.max(a, axis=ctx.axes, keepdims=True)
         is_max = a == out  # (shape of a), True at every tied maximum
+        if a.dtype.kind == "f" and np.isnan(out).any():
+            is_max |= np.isnan(a)  # NaN is the max of its row, and gets its gradient (PyTorch)
         ctx.save_for_backward(is_max, is_max.sum(axis=ctx.axes, keepdims=True))
         return out if keepdims else np.squeeze(out, axis=ctx.axes)
 
@@ -75,21 +85,35 @@ class Var(Function):
 
     @staticmethod
     def forward(ctx, a, axis=None, keepdims=False, ddof=0):
+        a = float_input(a)
         ctx.axes = normalize_axes(axis, a.ndim, "Var", a.shape)
         ctx.keepdims = keepdims
         ctx.input_shape = a.shape
-        ctx.divisor = _count(a.shape, ctx.axes) - ddof
-        if ctx.divisor <= 0:
-            raise ValueError(
-                f"Var: ddof={ddof} leaves no degrees of freedom when reducing shape {a.shape} "
-                f"over axes {ctx.axes}; use a smaller ddof"
+        if not isinstance(ddof, (int, float, np.integer, np.floating)) or isinstance(ddof, bool):
+            raise TypeError(f"Var: ddof must be a number, got {type(ddof).__name__}")
+        count = _count(a.shape, ctx.axes)
+        ctx.divisor = max(count - ddof, 0)
+        if ctx.divisor == 0:
+            warnings.warn(
+                f"Var: ddof={ddof} leaves no degrees of freedom (N={count} elements per result, "
+                f"shape {a.shape} over axes {ctx.axes}): the result is NaN or inf, as in NumPy "
+                "and PyTorch. Use a smaller ddof, or reduce over more elements.",
+                RuntimeWarning,
+                stacklevel=4,  # the caller of x.var(...)
             )
         centered = a - a.mean(axis=ctx.axes, keepdims=True)
         ctx.save_for_backward(centered)
-        return np.sum(centered * centered, axis=ctx.axes, keepdims=keepdims) / ctx.divisor
+        total = np.sum(centered * centered, axis=ctx.axes, keepdims=keepdims)
+        if ctx.divisor:
+            return total / ctx.divisor
+        with np.errstate(divide="ignore", invalid="ignore"):  # (the warning above says it)
+            return np.divide(total, 0.0)
 
     @staticmethod
     def backward(ctx, grad_out):
         (centered,) = ctx.saved_tensors
         spread = expand_reduced(grad_out, ctx.axes, ctx.keepdims, ctx.input_shape)
-        return (spread * centered * (2 / ctx.divisor),)
+        if ctx.divisor:
+            return (spread * centered * (2 / ctx.divisor),)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (spread * centered * np.inf,)  # 2 / 0

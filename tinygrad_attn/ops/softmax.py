@@ -6,6 +6,18 @@ import numpy as np
 
 from ..function import Function
 from ._util import normalize_axis
+from .elementwise import float_input
+
+
+def _axis(axis: int, x: np.ndarray, op: str) -> int | None:
+    """The axis to normalise over; None for a 0-d tensor (axis 0 or -1, as in PyTorch)."""
+    axis = normalize_axis(axis, x.ndim, op, x.shape)
+    return axis if x.ndim else None
+
+
+def _row_max(x: np.ndarray, axis: int | None) -> np.ndarray:
+    # (an empty axis has no max; its softmax is empty all the same)
+    return x.max(axis=axis, keepdims=True, initial=-np.inf)
 
 
 class Softmax(Function):
@@ -13,9 +25,12 @@ class Softmax(Function):
 
     @staticmethod
     def forward(ctx, x, axis=-1):
-        ctx.axis = normalize_axis(axis, x.ndim, "Softmax", x.shape)
+        x = float_input(x)
+        ctx.axis = _axis(axis, x, "Softmax")
         # Subtract the row max before exp: exp then never overflows (logits of 1e4 are fine).
-        y = x - x.max(axis=ctx.axis, keepdims=True)
+        y = x - _row_max(x, ctx.axis)
+        if y.ndim == 0:
+            y = np.array(y)  # (0-d arithmetic gives a NumPy scalar, which exp cannot write)
         np.exp(y, out=y)
         y /= y.sum(axis=ctx.axis, keepdims=True)
         ctx.save_for_backward(y)
@@ -34,9 +49,13 @@ class LogSoftmax(Function):
 
     @staticmethod
     def forward(ctx, x, axis=-1):
-        ctx.axis = normalize_axis(axis, x.ndim, "LogSoftmax", x.shape)
-        shifted = x - x.max(axis=ctx.axis, keepdims=True)
-        y = shifted - np.log(np.exp(shifted).sum(axis=ctx.axis, keepdims=True))
+        x = float_input(x)
+        ctx.axis = _axis(axis, x, "LogSoftmax")
+        shifted = x - _row_max(x, ctx.axis)
+        if x.size == 0:
+            y = shifted  # an empty axis: nothing to normalise (and log of its sum 0 would warn)
+        else:
+            y = shifted - np.log(np.exp(shifted).sum(axis=ctx.axis, keepdims=True))
         ctx.save_for_backward(y)
         return y
 

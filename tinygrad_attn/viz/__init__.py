@@ -5,7 +5,8 @@ in Jupyter), `render_graph(..., path=...)` an .svg, .png or .dot file. Forward e
 backward (gradient) edges red, data that takes no gradient blue; every picture has a legend.
 Values and gradients are heat maps in the palette of `tinygrad_attn.format`; `keep_values()`
 keeps them for a picture drawn after backward. `replay_backward(loss, path)` writes a page that
-steps through the backward pass. `trace(*roots)` is the graph walk they all read.
+steps through the backward pass; `Recorder` keeps frames of a training loop and `LearningPage`
+(`python -m tinygrad_attn learn`) shows them. `trace(*roots)` is the graph walk they all read.
 
 viz only reads the graph; nothing in the core imports it.
 """
@@ -22,6 +23,8 @@ from .render import (
     run_renderer,
     to_dot,
 )
+from .learn import LearningPage
+from .record import Recorder
 from .replay import replay_backward
 from .trace import TracedGraph, trace
 from .values import keep_values
@@ -33,6 +36,8 @@ __all__ = [
     "RED",
     "DrawOptions",
     "GraphPicture",
+    "LearningPage",
+    "Recorder",
     "RendererNotFound",
     "RendererWarning",
     "TracedGraph",

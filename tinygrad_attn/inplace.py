@@ -1,0 +1,305 @@
+"""Changing a tensor after it was made: `.data = ...`, in-place ops, and pickling.
+
+`Tensor` inherits these from `InPlaceMixin`; they follow PyTorch's rules without its version
+counters:
+
+- `t.data = value` converts lists and numbers and refuses what is not numeric. A tensor that
+  requires grad stays float (integer data takes its dtype); a float array of another dtype
+  changes the dtype, as in PyTorch, and `.grad` is converted with it. A new shape needs `.grad`
+  to be None first; a non-leaf keeps its shape and dtype. So `.grad` always matches `.data`.
+- Under `no_grad()` (or on a tensor that needs no gradient) the in-place ops `+= -= *= /= **=` and
+  `add_ sub_ mul_ div_ zero_ fill_ copy_` write into the SAME tensor: a module's parameter stays
+  the object that `parameters()` and `state_dict()` hold, the manual SGD step
+  `with no_grad(): w -= lr * w.grad` updates `w` itself.
+- With grad mode on, an in-place op on a leaf that requires grad is a RuntimeError (the graph
+  could not record it). An in-place method on a non-leaf is one in either mode; the operators
+  rebind it instead (`c += d` on a non-leaf is `c = c + d`), as they do a plain tensor combined
+  with one that requires grad. `@=` is never in place (as in PyTorch).
+- An array a live graph saved for backward is never written: the op fails with a ValueError
+  naming the op that saved it. An array that is read-only for good (an op's result, an
+  unpickled or user-frozen array) is replaced by a private writable copy first, so "every
+  result is read-only from birth" never gets in the way of `zero_()`.
+- Pickling keeps the data, requires_grad, name and grad (copied: NumPy unpickles large arrays
+  onto read-only bytes); a tensor made by an op pickles as a leaf with its data, as in PyTorch.
+
+This module must not compute gradients or make graph nodes itself (a rebinding operator calls
+the ordinary one: `c += d` on a non-leaf runs `c + d`).
+"""
+
+from __future__ import annotations
+
+import operator
+import warnings
+from typing import Any
+
+import numpy as np
+
+from . import tensor as _tensor  # (tensor.py imports this module first; names are read late)
+from .saved import saved_by
+from .state import is_grad_enabled
+
+
+def _label(t: Any) -> str:
+    return f" {t._name!r}" if t._name else ""
+
+
+def _describe(t: Any) -> str:
+    return f"tensor{_label(t)} (shape {t._data.shape}, {t._data.dtype})"
+
+
+def _numeric(value: Any, where: str) -> np.ndarray:
+    """`value` as an ndarray (a Tensor gives its data), or a TypeError unless it is numeric."""
+    if isinstance(value, _tensor.Tensor):
+        return value.data
+    what = type(value).__name__
+    if not isinstance(value, np.ndarray):
+        try:
+            value = np.asarray(value)
+        except ValueError:
+            raise TypeError(
+                f"{where}: cannot make an array from {what} data (a ragged list?); pass a "
+                "number, a rectangular nested list of numbers or an ndarray"
+            ) from None
+    if value.dtype.kind not in "fiub":
+        raise TypeError(
+            f"{where}: {what} data of dtype {value.dtype} is not real numbers (float, integer "
+            "or bool); convert it first, e.g. np.asarray(value, dtype=np.float32)"
+        )
+    return value
+
+
+def _new_data(t: Any, value: Any) -> np.ndarray:
+    """The array `t.data = value` stores: checked and converted (see the module docstring)."""
+    old = t._data
+    where = f"assigning .data of {_describe(t)}"
+    array = _numeric(value, where)
+    if array.dtype.kind == "f" and not isinstance(value, (np.ndarray, np.generic, _tensor.Tensor)):
+        # Python floats take the tensor's float dtype (or the default one), as in Tensor(...)
+        array = array.astype(old.dtype if old.dtype.kind == "f" else _tensor.get_default_dtype())
+    if array.dtype != old.dtype and (
+        t.requires_grad or t._grad is not None or t.grad_fn is not None
+    ):
+        if t.grad_fn is not None or array.dtype.kind != "f":
+            array = array.astype(old.dtype)  # a node keeps its dtype; a parameter stays float
+        elif t._grad is not None:
+            t._grad = t._grad.astype(array.dtype)  # a float dtype change (`.to(np.float64)`)
+    if array.shape != old.shape:
+        if t.grad_fn is not None:
+            raise ValueError(
+                f"{where}: a non-leaf tensor (made by {t.grad_fn.name}) keeps its shape "
+                f"{old.shape}, but the new data has shape {array.shape}; make a new tensor "
+                "(Tensor(value)) instead"
+            )
+        if t._grad is not None:
+            raise ValueError(
+                f"{where}: the new data has shape {array.shape} but .grad has shape "
+                f"{t._grad.shape}; .grad must match .data. Set .grad = None first (or assign "
+                "data of the same shape)."
+            )
+    return array
+
+
+def _check_may_write(t: Any, op: str, other: Any) -> None:
+    """A RuntimeError unless an in-place `op` may change `t` without hiding it from a graph."""
+    if t.grad_fn is not None:
+        raise RuntimeError(
+            f"{op}: in-place change of a non-leaf {_describe(t)}, made by {t.grad_fn.name}: "
+            "the graph may need the value it has. Compute a new tensor instead (c = c + value; "
+            "the operators +=, -=, *=, /= do that for you)."
+        )
+    if not is_grad_enabled():
+        return
+    if t.requires_grad:
+        raise RuntimeError(
+            f"{op}: in-place change of the leaf{_label(t)} (shape {t._data.shape}), which "
+            "requires grad, outside no_grad(): the graph could not record it, and arrays "
+            "already saved for backward would no longer match. Update parameters inside "
+            "`with ta.no_grad():` (as an optimizer does), or compute a new tensor (w2 = w - 1)."
+        )
+    if isinstance(other, _tensor.Tensor) and other.requires_grad:
+        raise RuntimeError(
+            f"{op}: the value requires grad, but an in-place method records no graph, so its "
+            "gradient would be lost. Write x = x + value (or x += value, which does that)."
+        )
+
+
+def _writable_data(t: Any, op: str) -> np.ndarray:
+    """The array an in-place op may write: `t.data`, or a private copy of it when it is
+    read-only for good. A ValueError if a live graph saved it (or memory it shares)."""
+    array = t._data
+    ops = saved_by(array)
+    if ops:
+        raise ValueError(
+            f"{op}: {_describe(t)} is read-only: it was saved for backward by "
+            f"{', '.join(dict.fromkeys(ops))}, so changing it now would silently change that "
+            "graph's gradients. Run backward() first (or drop the graph you no longer need: "
+            "del loss), then change it."
+        )
+    return array if array.flags.writeable else array.copy()
+
+
+def _fits(op: str, target: np.ndarray, value: np.ndarray) -> None:
+    try:
+        fits = np.broadcast_shapes(target.shape, value.shape) == target.shape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(
+            f"{op}: a value of shape {value.shape} does not fit a tensor of shape "
+            f"{target.shape}; in place, the value must broadcast to the tensor's shape "
+            "without enlarging it"
+        )
+
+
+class InPlaceMixin:
+    """`.data`, the in-place ops and pickling for `Tensor` (see the module docstring)."""
+
+    _data: Any = None
+
+    def _set_data(self, value: Any) -> None:
+        self._data = value if self._data is None else _new_data(self, value)
+
+    data = property(
+        operator.attrgetter("_data"),
+        _set_data,
+        doc="The np.ndarray. Assigning converts it and keeps `.grad` in step (inplace.py).",
+    )
+
+    # ------------------------------------------------------------------ in-place ops
+    def _inplace(self, op: str, ufunc: np.ufunc, other: Any, alpha: Any = None) -> Any:
+        """The one place an arithmetic in-place op writes: `self.data = ufunc(self.data, v)`."""
+        _check_may_write(self, op, other)
+        if isinstance(other, (float, int)) and not isinstance(other, bool):
+            value = other  # a Python number stays one: NumPy then computes in the tensor's dtype
+        else:
+            value = _numeric(other, op)
+        if alpha is not None:
+            value = value * alpha
+        target = _writable_data(self, op)
+        if isinstance(value, np.ndarray):
+            _fits(op, target, value)
+        try:
+            ufunc(target, value, out=target, casting="same_kind")
+        except TypeError:
+            result = ufunc(np.ones(1, target.dtype), np.ones(1, np.asarray(value).dtype)).dtype
+            raise TypeError(
+                f"{op}: {ufunc.__name__} of a {target.dtype} tensor and a "
+                f"{np.asarray(value).dtype} value gives {result}, which cannot be written into "
+                f"the {target.dtype} tensor in place; compute a new tensor instead"
+            ) from None
+        self._data = target
+        return self
+
+    def _overwrite(self, op: str, value: Any) -> Any:
+        """The one place `zero_`, `fill_` and `copy_` write (casting like PyTorch's copy_)."""
+        _check_may_write(self, op, value)
+        value = _numeric(value, op)
+        target = _writable_data(self, op)
+        _fits(op, target, value)
+        np.copyto(target, value, casting="unsafe")
+        self._data = target
+        return self
+
+    def _rebinds(self, other: Any) -> bool:
+        """True where `x op= y` must build a graph node (a new tensor) rather than write."""
+        if self.grad_fn is not None:
+            return True
+        return (
+            isinstance(other, _tensor.Tensor)
+            and other.requires_grad
+            and not self.requires_grad
+            and is_grad_enabled()
+        )
+
+    def __iadd__(self, other: Any) -> Any:
+        return self + other if self._rebinds(other) else self._inplace("add_()", np.add, other)
+
+    def __isub__(self, other: Any) -> Any:
+        if self._rebinds(other):
+            return self - other
+        return self._inplace("sub_()", np.subtract, other)
+
+    def __imul__(self, other: Any) -> Any:
+        if self._rebinds(other):
+            return self * other
+        return self._inplace("mul_()", np.multiply, other)
+
+    def __itruediv__(self, other: Any) -> Any:
+        if self._rebinds(other):
+            return self / other
+        return self._inplace("div_()", np.true_divide, other)
+
+    def __ipow__(self, other: Any) -> Any:
+        if self._rebinds(other):
+            return self**other
+        return self._inplace("pow_()", np.power, other)
+
+    def __imatmul__(self, other: Any) -> Any:
+        if self._rebinds(other):
+            return self @ other
+        # (without this method Python would rebind `w @= m` to a new tensor, losing the leaf)
+        raise RuntimeError(
+            f"@=: in-place matmul of {_describe(self)} is not supported (the shape may change), "
+            "as in PyTorch; write w = w @ m, or w.copy_(w @ m) under no_grad() to keep the leaf"
+        )
+
+    def add_(self, other: Any, alpha: Any = None) -> Any:
+        """`self += alpha * other` in place (under no_grad for a tensor that requires grad)."""
+        return self._inplace("add_()", np.add, other, alpha)
+
+    def sub_(self, other: Any, alpha: Any = None) -> Any:
+        """`self -= alpha * other` in place."""
+        return self._inplace("sub_()", np.subtract, other, alpha)
+
+    def mul_(self, other: Any) -> Any:
+        """`self *= other` in place."""
+        return self._inplace("mul_()", np.multiply, other)
+
+    def div_(self, other: Any) -> Any:
+        """`self /= other` in place."""
+        return self._inplace("div_()", np.true_divide, other)
+
+    def zero_(self) -> Any:
+        """Set every element to 0, in place."""
+        return self._overwrite("zero_()", 0)
+
+    def fill_(self, value: Any) -> Any:
+        """Set every element to the number `value`, in place."""
+        if np.ndim(value) != 0:
+            raise ValueError(
+                f"fill_(): the value must be a number or a 0-d tensor, got shape "
+                f"{np.shape(value)}; use copy_() to copy an array in"
+            )
+        return self._overwrite("fill_()", value)
+
+    def copy_(self, source: Any) -> Any:
+        """Copy `source` (broadcast to this tensor's shape, cast to its dtype) in, in place."""
+        return self._overwrite("copy_()", source)
+
+    # ---------------------------------------------------------------------- pickling
+    def __getstate__(self) -> dict:
+        hooks = len(self._hooks or ()) + len(self.grad_fn.output_hooks if self.grad_fn else ())
+        if hooks:
+            warnings.warn(
+                f"pickling {_describe(self)}: its {hooks} hook(s) from register_hook() are not "
+                "pickled (functions often cannot be); register them again after loading",
+                UserWarning,
+                stacklevel=2,
+            )
+        return {
+            "data": self._data,
+            "requires_grad": self.requires_grad,
+            "name": self._name,
+            "grad": self._grad,
+        }
+
+    def __setstate__(self, state: dict) -> None:
+        # NumPy unpickles large arrays onto read-only bytes; a tensor must own writable memory
+        # (in-place updates, and the lock that makes saved arrays read-only and writable again).
+        data, grad = state["data"], state["grad"]
+        self._data = data if data.flags.writeable and data.flags.owndata else data.copy()
+        if grad is not None and not (grad.flags.writeable and grad.flags.owndata):
+            grad = grad.copy()
+        self._grad = grad
+        self.requires_grad = bool(state["requires_grad"])
+        self._name = state["name"]
