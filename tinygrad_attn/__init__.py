@@ -8,14 +8,17 @@ import os as _os
 
 from . import functional, nn, optim, saved
 from .creation import (  # noqa: F401  (PyTorch spellings; ta.tensor: the function, not the module)
+    arange,
     bool,
     cat,
+    concatenate,
     device,
     double,
     float,
     float16,
     float32,
     float64,
+    from_numpy,
     full,
     full_like,
     half,
@@ -23,14 +26,19 @@ from .creation import (  # noqa: F401  (PyTorch spellings; ta.tensor: the functi
     int64,
     long,
     multinomial,
+    ones,
     ones_like,
     rand,
     randint,
+    randn,
     randn_like,
+    stack,
     tensor,
     topk,
     tril,
     triu,
+    where,
+    zeros,
     zeros_like,
 )
 from .debug import AnomalyError, detect_anomaly
@@ -38,21 +46,15 @@ from .engine import BackwardStep
 from .function import Function
 from .gradcheck import GradcheckError, gradcheck
 from .saved import explain_read_only
-from .state import enable_grad, is_grad_enabled, no_grad
-from .tensor import (
-    Tensor,
-    arange,
-    concatenate,
-    from_numpy,
+from .state import (
+    enable_grad,
     get_default_dtype,
+    is_grad_enabled,
     manual_seed,
-    ones,
-    randn,
+    no_grad,
     set_default_dtype,
-    stack,
-    where,
-    zeros,
 )
+from .tensor import Tensor
 
 __version__ = "0.1.0"
 

@@ -1,4 +1,5 @@
-"""PyTorch's module-level spellings: `ta.tensor`, `zeros_like`, `full`, `cat`, `tril`,
+"""Making tensors: `from_numpy`, `zeros`, `ones`, `arange`, `randn`, `concatenate`, `stack`,
+`where`, and PyTorch's module-level spellings: `ta.tensor`, `zeros_like`, `full`, `cat`, `tril`,
 `multinomial`, dtype names (`ta.float32`, `ta.long`) and `ta.device`.
 
 Each is a thin function over a Tensor constructor or method, so PyTorch code that calls
@@ -13,13 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from .tensor import (
-    Tensor,
-    concatenate,
-    from_numpy,
-    get_default_dtype,
-    get_rng,
-)
+from . import ops
+from .state import get_default_dtype, get_rng
+from .tensor import Tensor, _check_can_require_grad, as_constant
 from .tensor_methods import Size, ValuesIndices, check_device, device
 
 __all__ = [
@@ -58,6 +55,79 @@ float64 = double = np.dtype(np.float64)
 int32 = int = np.dtype(np.int32)  # noqa: A001
 int64 = long = np.dtype(np.int64)
 bool = np.dtype(np.bool_)  # noqa: A001
+
+
+def from_numpy(array: np.ndarray, requires_grad: bool = False) -> Tensor:
+    """A tensor that shares `array` (no copy)."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"from_numpy: expected an np.ndarray, got {type(array).__name__}")
+    if array.dtype.kind not in "fiub":
+        raise TypeError(f"from_numpy: dtype {array.dtype} is not float, integer or bool")
+    if requires_grad:
+        _check_can_require_grad(array.dtype, "from_numpy(requires_grad=True)")
+    out = Tensor._make(array)
+    out.requires_grad = builtins.bool(requires_grad)
+    return out
+
+
+def _shape_arg(shape: tuple, fn: str) -> tuple:
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    for n in shape:
+        if not isinstance(n, (builtins.int, np.integer)) or isinstance(n, builtins.bool):
+            raise TypeError(f"{fn}: the shape must be non-negative ints, got {tuple(shape)}")
+        if n < 0:
+            raise ValueError(f"{fn}: the shape must be non-negative ints, got {tuple(shape)}")
+    return tuple(shape)
+
+
+def zeros(*shape: Any, requires_grad: bool = False, dtype: Any = None, device=None) -> Tensor:
+    """A tensor of zeros (default float dtype unless `dtype` is given)."""
+    check_device(device)
+    return from_numpy(
+        np.zeros(_shape_arg(shape, "zeros"), dtype or get_default_dtype()), requires_grad
+    )
+
+
+def ones(*shape: Any, requires_grad: bool = False, dtype: Any = None, device=None) -> Tensor:
+    """A tensor of ones (default float dtype unless `dtype` is given)."""
+    check_device(device)
+    return from_numpy(
+        np.ones(_shape_arg(shape, "ones"), dtype or get_default_dtype()), requires_grad
+    )
+
+
+def arange(
+    *args: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
+    """As `np.arange` (integers give an integer tensor)."""
+    check_device(device)
+    return from_numpy(np.arange(*args, dtype=dtype), requires_grad)
+
+
+def randn(*shape: Any, requires_grad: bool = False, dtype: Any = None, device=None) -> Tensor:
+    """Standard normal samples from the global generator (`ta.manual_seed`)."""
+    check_device(device)
+    array = (
+        get_rng().standard_normal(_shape_arg(shape, "randn")).astype(dtype or get_default_dtype())
+    )
+    return from_numpy(array, requires_grad)
+
+
+def concatenate(tensors: Sequence[Any], axis: int = 0) -> Tensor:
+    """Join tensors along an existing axis (`np.concatenate`)."""
+    return ops.Concatenate.apply(*ops.movement.tensor_sequence(tensors, "concatenate"), axis=axis)
+
+
+def stack(tensors: Sequence[Any], axis: int = 0) -> Tensor:
+    """Join tensors along a new axis (`np.stack`)."""
+    return ops.Stack.apply(*ops.movement.tensor_sequence(tensors, "stack"), axis=axis)
+
+
+def where(condition: Any, a: Any, b: Any) -> Tensor:
+    """`a` where `condition` is True, else `b` (broadcasting); no gradient to `condition`."""
+    like = a if isinstance(a, Tensor) else b if isinstance(b, Tensor) else None
+    return ops.Where.apply(as_constant(condition), as_constant(a, like), as_constant(b, like))
 
 
 def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: Any = False) -> Tensor:

@@ -22,7 +22,8 @@ import numpy as np
 
 from .ops.attention import ScaledDotProductAttention, causal_mask
 from .ops.layers import GELU, CrossEntropy, LayerNorm, Linear
-from .tensor import Tensor, get_rng
+from .state import get_rng
+from .tensor import Tensor
 
 __all__ = [
     "attention_composed",

@@ -36,7 +36,7 @@ import numpy as np
 
 from . import tensor as _tensor  # (tensor.py imports this module first; names are read late)
 from .saved import saved_by
-from .state import is_grad_enabled
+from .state import get_default_dtype, is_grad_enabled
 
 
 def _label(t: Any) -> str:
@@ -75,7 +75,7 @@ def _new_data(t: Any, value: Any) -> np.ndarray:
     array = _numeric(value, where)
     if array.dtype.kind == "f" and not isinstance(value, (np.ndarray, np.generic, _tensor.Tensor)):
         # Python floats take the tensor's float dtype (or the default one), as in Tensor(...)
-        array = array.astype(old.dtype if old.dtype.kind == "f" else _tensor.get_default_dtype())
+        array = array.astype(old.dtype if old.dtype.kind == "f" else get_default_dtype())
     if array.dtype != old.dtype and (
         t.requires_grad or t._grad is not None or t.grad_fn is not None
     ):

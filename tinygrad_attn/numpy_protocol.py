@@ -154,21 +154,21 @@ def _no_extras(name: str, **extras: Any) -> None:
 
 
 def _concatenate(arrays, axis=0, **kw):
-    from .tensor import concatenate
+    from .creation import concatenate
 
     _no_extras("concatenate", **kw)
     return concatenate(list(arrays), axis=axis)
 
 
 def _stack(arrays, axis=0, **kw):
-    from .tensor import stack
+    from .creation import stack
 
     _no_extras("stack", **kw)
     return stack(list(arrays), axis=axis)
 
 
 def _where(condition, x=None, y=None):
-    from .tensor import where
+    from .creation import where
 
     if x is None or y is None:
         return np.where(_data(condition))

@@ -1,12 +1,14 @@
-"""Per-thread switches the core reads: grad mode, and the observers debugging tools plug into.
+"""What the core reads besides the graph: grad mode, the observers debugging tools plug into, the
+default float dtype and the global random generator.
 
 `no_grad()` / `enable_grad()` turn graph recording off and on (as PyTorch's grad_mode.py), and
 `observers` holds the callbacks that anomaly mode, op tracing, module scopes and the graph
 recorder install. Both are per thread: a thread inside `no_grad()` or `detect_anomaly()` changes
 nothing for another thread.
 
-This module imports nothing from the package, so any module may import it; it must not hold
-anything that reads or builds the graph.
+Grad mode and the observers are per thread; the default dtype and the generator (`manual_seed`)
+are one per process, as in PyTorch. This module imports nothing from the package, so any module
+may import it; it must not hold anything that reads or builds the graph.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import functools
 import threading
 from collections.abc import Callable
 from typing import Any
+
+import numpy as np
 
 
 class _GradMode(threading.local):
@@ -101,3 +105,33 @@ observers = GraphObservers()
 def set_creation_site_finder(finder: Callable[[], str | None]) -> None:
     """Install the function that says where (file:line) user code created a node."""
     observers.site_finder = finder
+
+
+# ------------------------------------------------------------- default dtype, random generator
+_default_dtype = np.dtype(np.float32)
+_rng = np.random.default_rng()
+
+
+def get_default_dtype() -> np.dtype:
+    """The dtype given to Python floats and lists of floats (float32 unless changed)."""
+    return _default_dtype
+
+
+def set_default_dtype(dtype: Any) -> None:
+    """Set the dtype for Python float data: `ta.set_default_dtype(np.float64)`."""
+    global _default_dtype
+    dtype = np.dtype(dtype)
+    if dtype.kind != "f":
+        raise TypeError(f"set_default_dtype: expected a float dtype, got {dtype}")
+    _default_dtype = dtype
+
+
+def manual_seed(seed: int) -> None:
+    """Seed the one global random generator (randn, dropout, module initialisation)."""
+    global _rng
+    _rng = np.random.default_rng(seed)
+
+
+def get_rng() -> np.random.Generator:
+    """The global `np.random.Generator` that `manual_seed` seeds."""
+    return _rng

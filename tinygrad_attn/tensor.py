@@ -23,35 +23,9 @@ import numpy as np
 
 from . import engine, ops
 from .inplace import InPlaceMixin
+from .state import get_default_dtype
+from .tensor_interop import InteropMixin
 from .tensor_methods import TensorMethods, check_device, resolve_axis, softmax_over_axes
-
-_default_dtype = np.dtype(np.float32)
-_rng = np.random.default_rng()
-
-
-def get_default_dtype() -> np.dtype:
-    """The dtype given to Python floats and lists of floats (float32 unless changed)."""
-    return _default_dtype
-
-
-def set_default_dtype(dtype: Any) -> None:
-    """Set the dtype for Python float data: `ta.set_default_dtype(np.float64)`."""
-    global _default_dtype
-    dtype = np.dtype(dtype)
-    if dtype.kind != "f":
-        raise TypeError(f"set_default_dtype: expected a float dtype, got {dtype}")
-    _default_dtype = dtype
-
-
-def manual_seed(seed: int) -> None:
-    """Seed the one global random generator (randn, dropout, module initialisation)."""
-    global _rng
-    _rng = np.random.default_rng(seed)
-
-
-def get_rng() -> np.random.Generator:
-    """The global `np.random.Generator` that `manual_seed` seeds."""
-    return _rng
 
 
 def _array_from(data: Any, dtype: Any, copy: bool) -> np.ndarray:
@@ -70,7 +44,7 @@ def _array_from(data: Any, dtype: Any, copy: bool) -> np.ndarray:
             ) from None
         copy = False
         if dtype is None and array.dtype.kind == "f":
-            dtype = _default_dtype
+            dtype = get_default_dtype()
     # Checked before any cast, which would turn None or "1.5" into floats without a word.
     if array.dtype.kind in "fiub":
         array = np.array(array, dtype=dtype, copy=copy or None)
@@ -161,8 +135,13 @@ class ReleasedTensor:
         )
 
 
-class Tensor(InPlaceMixin, TensorMethods):  # .data, in-place ops, pickling: inplace.py
-    """An n-dimensional array that records the ops applied to it, for reverse-mode autodiff."""
+class Tensor(InPlaceMixin, InteropMixin, TensorMethods):
+    """An n-dimensional array that records the ops applied to it, for reverse-mode autodiff.
+
+    Mixins: `.data` checks, in-place ops and pickling (inplace.py); repr, len, bool, item and
+    NumPy conversion (tensor_interop.py); PyTorch's spellings (tensor_methods.py)."""
+
+    __hash__ = object.__hash__  # by identity (== is elementwise); C-level, cheap in dicts
 
     # Class-level defaults: an op's output sets only what differs (keeps `apply` cheap).
     requires_grad = False
@@ -265,53 +244,6 @@ class Tensor(InPlaceMixin, TensorMethods):  # .data, in-place ops, pickling: inp
     def T(self) -> Tensor:
         """All axes reversed, as NumPy's `.T`."""
         return self.transpose()
-
-    def __len__(self) -> int:
-        if self.data.ndim == 0:
-            raise TypeError("len() of a 0-d tensor")
-        return len(self.data)
-
-    __hash__ = object.__hash__  # by identity (== is elementwise); C-level, cheap in dicts
-
-    def __bool__(self) -> bool:
-        if self.data.size != 1:
-            raise ValueError(
-                f"The truth value of a tensor of shape {self.shape} is ambiguous; use "
-                ".any() / .all() on .data, or compare one element with .item()"
-            )
-        return bool(self.data)
-
-    # ------------------------------------------------------------- NumPy interop
-    def numpy(self) -> np.ndarray:
-        """The underlying array (not a copy)."""
-        return self.data
-
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        return self.data if dtype is None else self.data.astype(dtype, copy=False)
-
-    def item(self) -> float | int | bool:
-        """The value of a one-element tensor as a Python number."""
-        if self.data.size != 1:
-            raise ValueError(
-                f"item(): only a one-element tensor can be converted to a Python number, but "
-                f"this one has shape {self.shape} ({self.data.size} elements). Index it first "
-                "(t[i].item()) or use .numpy()."
-            )
-        return self.data.item()
-
-    def __repr__(self) -> str:
-        body = np.array2string(self.data, precision=4, separator=", ", threshold=64)
-        body = body.replace("\n", "\n       ")
-        extras = []
-        if self.data.dtype != _default_dtype:
-            extras.append(f"dtype={self.data.dtype}")
-        if self.grad_fn is not None:
-            extras.append(f"grad_fn=<{self.grad_fn.name}>")
-        elif self.requires_grad:
-            extras.append("requires_grad=True")
-        if self._name:
-            extras.append(f"name={self._name!r}")
-        return "tensor(" + ", ".join([body, *extras]) + ")"
 
     # ----------------------------------------------------------- autograd hooks
     def backward(self, gradient: Any = None, retain_graph: bool = False) -> None:
@@ -553,71 +485,3 @@ def _plain_index(index: Any) -> Any:
     if isinstance(index, tuple):
         return tuple(i.data if isinstance(i, Tensor) else i for i in index)
     return index
-
-
-# ----------------------------------------------------------------- constructors
-def from_numpy(array: np.ndarray, requires_grad: bool = False) -> Tensor:
-    """A tensor that shares `array` (no copy)."""
-    if not isinstance(array, np.ndarray):
-        raise TypeError(f"from_numpy: expected an np.ndarray, got {type(array).__name__}")
-    if array.dtype.kind not in "fiub":
-        raise TypeError(f"from_numpy: dtype {array.dtype} is not float, integer or bool")
-    if requires_grad:
-        _check_can_require_grad(array.dtype, "from_numpy(requires_grad=True)")
-    out = Tensor._make(array)
-    out.requires_grad = bool(requires_grad)
-    return out
-
-
-def _shape_arg(shape: tuple, fn: str) -> tuple:
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        shape = tuple(shape[0])
-    for n in shape:
-        if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
-            raise TypeError(f"{fn}: the shape must be non-negative ints, got {tuple(shape)}")
-        if n < 0:
-            raise ValueError(f"{fn}: the shape must be non-negative ints, got {tuple(shape)}")
-    return tuple(shape)
-
-
-def zeros(*shape: Any, requires_grad: bool = False, dtype: Any = None, device=None) -> Tensor:
-    """A tensor of zeros (default float dtype unless `dtype` is given)."""
-    check_device(device)
-    return from_numpy(np.zeros(_shape_arg(shape, "zeros"), dtype or _default_dtype), requires_grad)
-
-
-def ones(*shape: Any, requires_grad: bool = False, dtype: Any = None, device=None) -> Tensor:
-    """A tensor of ones (default float dtype unless `dtype` is given)."""
-    check_device(device)
-    return from_numpy(np.ones(_shape_arg(shape, "ones"), dtype or _default_dtype), requires_grad)
-
-
-def arange(
-    *args: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
-) -> Tensor:
-    """As `np.arange` (integers give an integer tensor)."""
-    check_device(device)
-    return from_numpy(np.arange(*args, dtype=dtype), requires_grad)
-
-
-def randn(*shape: Any, requires_grad: bool = False, dtype: Any = None, device=None) -> Tensor:
-    """Standard normal samples from the global generator (`ta.manual_seed`)."""
-    check_device(device)
-    array = _rng.standard_normal(_shape_arg(shape, "randn")).astype(dtype or _default_dtype)
-    return from_numpy(array, requires_grad)
-
-
-def concatenate(tensors: Sequence[Any], axis: int = 0) -> Tensor:
-    """Join tensors along an existing axis (`np.concatenate`)."""
-    return ops.Concatenate.apply(*ops.movement.tensor_sequence(tensors, "concatenate"), axis=axis)
-
-
-def stack(tensors: Sequence[Any], axis: int = 0) -> Tensor:
-    """Join tensors along a new axis (`np.stack`)."""
-    return ops.Stack.apply(*ops.movement.tensor_sequence(tensors, "stack"), axis=axis)
-
-
-def where(condition: Any, a: Any, b: Any) -> Tensor:
-    """`a` where `condition` is True, else `b` (broadcasting); no gradient to `condition`."""
-    like = a if isinstance(a, Tensor) else b if isinstance(b, Tensor) else None
-    return ops.Where.apply(as_constant(condition), as_constant(a, like), as_constant(b, like))

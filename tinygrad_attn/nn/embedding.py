@@ -6,7 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from ..tensor import Tensor, from_numpy, get_default_dtype, get_rng
+from ..creation import from_numpy
+from ..state import get_default_dtype, get_rng
+from ..tensor import Tensor
 from .module import Module, check_size
 
 

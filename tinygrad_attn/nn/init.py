@@ -11,7 +11,8 @@ import math
 
 import numpy as np
 
-from ..tensor import Tensor, get_rng
+from ..state import get_rng
+from ..tensor import Tensor
 
 __all__ = [
     "calculate_gain",

@@ -5,8 +5,10 @@ from __future__ import annotations
 import math
 
 from .. import functional as F
+from ..creation import from_numpy
 from ..ops.layers import Linear as LinearOp
-from ..tensor import Tensor, from_numpy, get_default_dtype, get_rng
+from ..state import get_default_dtype, get_rng
+from ..tensor import Tensor
 from .module import Module, check_size
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .. import functional as F
+from ..creation import ones, zeros
 from ..ops.layers import LayerNorm as LayerNormOp
-from ..tensor import Tensor, ones, zeros
+from ..tensor import Tensor
 from .module import Module, check_size
 
 

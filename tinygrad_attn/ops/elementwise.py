@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from ..function import Function
-from ..tensor import get_default_dtype
+from ..state import get_default_dtype
 from ._util import broadcast_shape
 
 

@@ -12,6 +12,8 @@ viz only reads the graph; nothing in the core imports it.
 """
 
 from .dot import BLUE, GREEN, RED, DrawOptions
+from .learn import LearningPage
+from .record import Recorder
 from .render import (
     ENV_VAR,
     GraphPicture,
@@ -23,8 +25,6 @@ from .render import (
     run_renderer,
     to_dot,
 )
-from .learn import LearningPage
-from .record import Recorder
 from .replay import replay_backward
 from .trace import TracedGraph, trace
 from .values import keep_values

@@ -31,7 +31,7 @@ import graphviz
 import numpy as np
 
 from ..format import NEGATIVE, POSITIVE, ZERO, describe, shape_text
-from ..tensor import get_default_dtype
+from ..state import get_default_dtype
 from .heatmap import FONT, as_grid, heatmap, value_range
 from .picture import Picture, Resolved, phrase, resolve_collapse
 from .trace import TensorRecord, TracedGraph, scope_prefixes

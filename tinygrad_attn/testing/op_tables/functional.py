@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 
 from ... import functional as F
-from ...tensor import Tensor, manual_seed
+from ...state import manual_seed
+from ...tensor import Tensor
 from ..opspec import (
     AWAY_FROM_ZERO,
     BOOL,

@@ -10,7 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from ...tensor import Tensor, concatenate, stack, where
+from ...creation import concatenate, stack, where
+from ...tensor import Tensor
 from ..opspec import (
     BOOL,
     Case,

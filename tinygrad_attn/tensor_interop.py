@@ -1,0 +1,63 @@
+"""How a Tensor shows itself to Python and NumPy: `repr`, `len`, `bool`, `item()`, `numpy()`,
+`np.asarray(t)`. (NumPy functions called on Tensors are numpy_protocol.py's.)
+
+A mixin of `Tensor`, kept out of tensor.py so that the core reads as autograd alone. It holds no
+autograd and imports nothing that builds the graph.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .state import get_default_dtype
+
+
+class InteropMixin:
+    """`Tensor`'s Python and NumPy conversions (the tensor's array is `self.data`)."""
+
+    def __len__(self) -> int:
+        if self.data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return len(self.data)
+
+
+    def __bool__(self) -> bool:
+        if self.data.size != 1:
+            raise ValueError(
+                f"The truth value of a tensor of shape {self.shape} is ambiguous; use "
+                ".any() / .all() on .data, or compare one element with .item()"
+            )
+        return bool(self.data)
+
+    def numpy(self) -> np.ndarray:
+        """The underlying array (not a copy)."""
+        return self.data
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return self.data if dtype is None else self.data.astype(dtype, copy=False)
+
+    def item(self) -> float | int | bool:
+        """The value of a one-element tensor as a Python number."""
+        if self.data.size != 1:
+            raise ValueError(
+                f"item(): only a one-element tensor can be converted to a Python number, but "
+                f"this one has shape {self.shape} ({self.data.size} elements). Index it first "
+                "(t[i].item()) or use .numpy()."
+            )
+        return self.data.item()
+
+    def __repr__(self) -> str:
+        body = np.array2string(self.data, precision=4, separator=", ", threshold=64)
+        body = body.replace("\n", "\n       ")
+        extras = []
+        if self.data.dtype != get_default_dtype():
+            extras.append(f"dtype={self.data.dtype}")
+        if self.grad_fn is not None:
+            extras.append(f"grad_fn=<{self.grad_fn.name}>")
+        elif self.requires_grad:
+            extras.append("requires_grad=True")
+        if self._name:
+            extras.append(f"name={self._name!r}")
+        return "tensor(" + ", ".join([body, *extras]) + ")"
