@@ -11,9 +11,8 @@ into a leaf's `.grad`, or to the gradient waiting at the node that made the inpu
 `for step in loss.backward_steps()`, runs exactly the same code.
 
 Hooks, `retain_grad`, observers (anomaly mode, tracing) and error checks live in the helpers
-below the loop, and cost one flag test per node when unused.
-
-This module must not know any op's calculus, nor build graph nodes (function.py does).
+below the loop, and cost one flag test per node when unused. This module must not know any
+op's calculus, nor build graph nodes (function.py does).
 """
 
 from __future__ import annotations
@@ -158,15 +157,6 @@ def watched_backward(node: Function, grad_out: np.ndarray) -> tuple:
     """The op's backward, with what watches it: hooks on the node's output and `retain_grad`
     first, then observers before and after (after: before anything is accumulated, so a check
     that raises leaves every `.grad` untouched). Returns (grad_out, grad_inputs)."""
-    grad_out = before_backward(node, grad_out)
-    grad_inputs = node.backward(node, grad_out)
-    if observers.on_backward:
-        after_backward(node, grad_out, grad_inputs)
-    return grad_out, grad_inputs
-
-
-def before_backward(node: Function, grad_out: np.ndarray) -> np.ndarray:
-    """Hooks on the node's output, `retain_grad`, and observers, before the op's backward."""
     for hook in node.output_hooks:
         hooked = hook(grad_out)
         if hooked is not None:
@@ -175,15 +165,11 @@ def before_backward(node: Function, grad_out: np.ndarray) -> np.ndarray:
         add_to_grad(node.output_ref(), grad_out)
     for callback in observers.before_backward:
         callback(node, grad_out)
-    return grad_out
-
-
-def after_backward(node: Function, grad_out: np.ndarray, grad_inputs: Any) -> None:
-    """Observers see what the op returned, before anything is accumulated."""
-    if grad_inputs.__class__ is not tuple:
-        grad_inputs = (grad_inputs,)
+    grad_inputs = node.backward(node, grad_out)
+    returned = grad_inputs if grad_inputs.__class__ is tuple else (grad_inputs,)
     for callback in observers.on_backward:
-        callback(node, grad_out, grad_inputs)
+        callback(node, grad_out, returned)
+    return grad_out, grad_inputs
 
 
 def checked_hook_result(hooked: Any, grad: np.ndarray, hook: Any, where: str) -> np.ndarray:
@@ -273,10 +259,9 @@ def root_gradient(root: Any, gradient: Any) -> np.ndarray:
     if gradient is None:
         if root.data.size != 1:
             raise RuntimeError(
-                f"backward(): the gradient can be implied only for a one-element output, but "
-                f"this output{_made_by(root)} has shape {root.shape}. Reduce it first (e.g. "
-                "out.sum().backward()) or pass gradient=<array of shape "
-                f"{root.shape}>."
+                f"backward(): the gradient can be implied only for a one-element output, but this "
+                f"output{_made_by(root)} has shape {root.shape}. Reduce it first (e.g. "
+                f"out.sum().backward()) or pass gradient=<array of shape {root.shape}>."
             )
         return np.ones(root.shape, dtype=root.dtype)
     raw = getattr(gradient, "data", gradient)
@@ -313,6 +298,5 @@ def graph_order(root_nodes: list) -> list:
 
 
 def topological_order(root_node: Any) -> list:
-    """The nodes reachable from `root_node`, each before the nodes that made its inputs: the
-    order the backward pass visits them."""
+    """The nodes reachable from `root_node`, each before the nodes that made its inputs."""
     return graph_order([root_node])[::-1]

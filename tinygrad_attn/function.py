@@ -33,27 +33,9 @@ _sequence = itertools.count()
 # (`ctx.axis = ...`) is the op's own parameter: see `Function.params()`. A forward that sets one
 # of these names is refused, naming the op.
 FRAMEWORK_FIELDS = frozenset(
-    {
-        "parents",
-        "needs_input_grad",
-        "sequence",
-        "output_ref",
-        "grad_like",
-        "output_shape",
-        "output_dtype",
-        "output_name",
-        "output_hooks",
-        "retains_output_grad",
-        "has_hooks",
-        "scope",
-        "creation_site",
-        "inputs",
-        "output",
-        "saved_tensors",
-        "released",
-        "recorded",
-        "name",
-    }
+    "parents needs_input_grad sequence output_ref grad_like output_shape output_dtype output_name"
+    " output_hooks retains_output_grad has_hooks scope creation_site inputs output saved_tensors"
+    " released recorded name".split()
 )
 
 
@@ -61,12 +43,7 @@ class _FrameworkProperty(property):
     """A read-only property of every node; assigning it in a forward says what went wrong."""
 
     def __set__(self, ctx: Any, value: Any) -> None:
-        name = self.fget.__name__
-        raise AttributeError(
-            f"{type(ctx).__name__}.forward set ctx.{name}, but `{name}` is the framework's "
-            f"(Function keeps the node's {name} there). Give the op's own value another name, "
-            f"e.g. ctx.my_{name}; reserved names: {', '.join(sorted(FRAMEWORK_FIELDS))}."
-        )
+        raise AttributeError(_reserved_message(ctx, self.fget.__name__))
 
 
 class Function:
@@ -178,7 +155,8 @@ class Function:
         result._data = out
         if recording:  # make ctx a node of the graph, linked to its parents and its output
             if cls._checks_fields and not FRAMEWORK_FIELDS.isdisjoint(ctx.__dict__):
-                raise AttributeError(_reserved_message(ctx))
+                name = sorted(FRAMEWORK_FIELDS.intersection(ctx.__dict__))[0]
+                raise AttributeError(_reserved_message(ctx, name))
             ctx.parents = tuple([t.grad_fn or t for t in inputs])
             ctx.needs_input_grad = tuple(needs)
             ctx.sequence = next(_sequence)
@@ -243,10 +221,7 @@ class Function:
 def _as_result(op: type, out: Any) -> np.ndarray:
     """A forward's result as a numeric ndarray, or an error that names the op."""
     if out is None:
-        raise TypeError(
-            f"{op.__name__}.forward returned None; a forward must return the op's result as an "
-            "ndarray (did it forget `return`?)."
-        )
+        raise TypeError(f"{op.__name__}.forward returned None, not an ndarray: forgot `return`?")
     array = np.asarray(out)
     if array.dtype.kind not in "fiub":
         raise TypeError(
@@ -256,12 +231,11 @@ def _as_result(op: type, out: Any) -> np.ndarray:
     return array
 
 
-def _reserved_message(ctx: Function) -> str:
-    names = sorted(FRAMEWORK_FIELDS.intersection(vars(ctx)))
+def _reserved_message(ctx: Function, name: str) -> str:
     return (
-        f"{type(ctx).__name__}.forward set ctx.{names[0]}, but `{names[0]}` is the framework's "
-        "(the engine and the graph read it). Give the op's own value another name, e.g. "
-        f"ctx.my_{names[0]}; reserved names: {', '.join(sorted(FRAMEWORK_FIELDS))}."
+        f"{type(ctx).__name__}.forward set ctx.{name}, but `{name}` is the framework's (the "
+        f"engine and the graph read it). Give the op's own value another name, e.g. ctx.my_{name};"
+        f" reserved names: {', '.join(sorted(FRAMEWORK_FIELDS))}."
     )
 
 

@@ -5,10 +5,9 @@ A `Tensor` holds `.data` (an `np.ndarray`), `.grad` (same shape and dtype, or No
 line that hands the work to an op class (`def exp(self): return ops.Exp.apply(self)`), so "go to
 definition" on any method lands on the op's forward and backward.
 
-This module must not contain derivative code (that lives in `ops/`) nor walk the graph (the
-engine does). It imports `ops` and `engine` as modules and looks the classes up when a method
-runs, so the import cycle (ops subclass Function, which makes Tensors) closes in one place, at
-the end of function.py.
+This module must not contain derivative code (`ops/`) nor walk the graph (the engine). It looks
+op classes up through the `ops` module when a method runs, so the import cycle (ops subclass
+Function, which makes Tensors) closes in one place, at the end of function.py.
 """
 
 from __future__ import annotations
@@ -351,41 +350,7 @@ class Tensor(InPlaceMixin, InteropMixin, TensorMethods):
     def __pos__(self) -> Tensor:
         return self
 
-    # Comparisons give bool tensors and take no part in the graph.
-    def __lt__(self, other: Any) -> Tensor:
-        return Tensor._make(ops.elementwise.compare("<", np.less, self.data, other))
-
-    def __le__(self, other: Any) -> Tensor:
-        return Tensor._make(ops.elementwise.compare("<=", np.less_equal, self.data, other))
-
-    def __gt__(self, other: Any) -> Tensor:
-        return Tensor._make(ops.elementwise.compare(">", np.greater, self.data, other))
-
-    def __ge__(self, other: Any) -> Tensor:
-        return Tensor._make(ops.elementwise.compare(">=", np.greater_equal, self.data, other))
-
-    def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return Tensor._make(ops.elementwise.compare("==", np.equal, self.data, other))
-
-    def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return Tensor._make(ops.elementwise.compare("!=", np.not_equal, self.data, other))
-
     # ---------------------------------------------------------------- elementwise
-    def add(self, other: Any) -> Tensor:
-        return self + other
-
-    def sub(self, other: Any) -> Tensor:
-        return self - other
-
-    def mul(self, other: Any) -> Tensor:
-        return self * other
-
-    def div(self, other: Any) -> Tensor:
-        return self / other
-
-    def pow(self, exponent: Any) -> Tensor:
-        return self**exponent
-
     def neg(self) -> Tensor:
         return ops.Neg.apply(self)
 

@@ -1,5 +1,6 @@
-"""How a Tensor shows itself to Python and NumPy: `repr`, `len`, `bool`, `item()`, `numpy()`,
-`np.asarray(t)`. (NumPy functions called on Tensors are numpy_protocol.py's.)
+"""How a Tensor shows itself to Python and NumPy: `repr`, `len`, `bool`, comparisons (bool
+tensors, outside the graph), `item()`, `numpy()`, `np.asarray(t)`. (NumPy functions called on
+Tensors are numpy_protocol.py's.)
 
 A mixin of `Tensor`, kept out of tensor.py so that the core reads as autograd alone. It holds no
 autograd and imports nothing that builds the graph.
@@ -11,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from . import ops
+from . import tensor as _tensor  # (tensor.py imports this module; read at call time)
 from .state import get_default_dtype
 
 
@@ -21,7 +24,6 @@ class InteropMixin:
         if self.data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
         return len(self.data)
-
 
     def __bool__(self) -> bool:
         if self.data.size != 1:
@@ -61,3 +63,24 @@ class InteropMixin:
         if self._name:
             extras.append(f"name={self._name!r}")
         return "tensor(" + ", ".join([body, *extras]) + ")"
+
+    # Comparisons give bool tensors and take no part in the graph.
+    def __lt__(self, other: Any) -> Any:
+        return _tensor.Tensor._make(ops.elementwise.compare("<", np.less, self.data, other))
+
+    def __le__(self, other: Any) -> Any:
+        return _tensor.Tensor._make(ops.elementwise.compare("<=", np.less_equal, self.data, other))
+
+    def __gt__(self, other: Any) -> Any:
+        return _tensor.Tensor._make(ops.elementwise.compare(">", np.greater, self.data, other))
+
+    def __ge__(self, other: Any) -> Any:
+        return _tensor.Tensor._make(
+            ops.elementwise.compare(">=", np.greater_equal, self.data, other)
+        )
+
+    def __eq__(self, other: Any) -> Any:  # type: ignore[override]
+        return _tensor.Tensor._make(ops.elementwise.compare("==", np.equal, self.data, other))
+
+    def __ne__(self, other: Any) -> Any:  # type: ignore[override]
+        return _tensor.Tensor._make(ops.elementwise.compare("!=", np.not_equal, self.data, other))

@@ -130,6 +130,22 @@ class TensorMethods:
 
     __slots__ = ()
 
+    # PyTorch's method spellings of the operators
+    def add(self, other: Any) -> Any:
+        return self + other
+
+    def sub(self, other: Any) -> Any:
+        return self - other
+
+    def mul(self, other: Any) -> Any:
+        return self * other
+
+    def div(self, other: Any) -> Any:
+        return self / other
+
+    def pow(self, exponent: Any) -> Any:
+        return self**exponent
+
     # ------------------------------------------------------------------- size, device
     @property
     def size(self) -> Size:
