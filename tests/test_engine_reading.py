@@ -201,3 +201,22 @@ def test_params_are_the_ops_own_attributes_only():
         "keepdims": False,
         "input_shape": (2, 3),
     }
+
+
+def test_the_core_reads_in_an_hour_and_no_file_is_long():
+    """Issue 11: tensor.py, function.py and engine.py together at most 1,000 lines; no file of
+    the package over 650."""
+    from pathlib import Path
+
+    package = Path(PACKAGE)
+    core = sum(len((package / f).read_text().splitlines()) for f in CORE)
+    assert core <= 1000, f"the core reading path is {core} lines"
+    long = {
+        str(p.relative_to(package)): n
+        for p in package.rglob("*.py")
+        if (n := len(p.read_text().splitlines())) > 650
+    }
+    assert not long, long
+
+
+CORE = ("tensor.py", "function.py", "engine.py")
