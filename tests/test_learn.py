@@ -11,8 +11,6 @@ import json
 import os
 import re
 import runpy
-import shutil
-import tempfile
 import time
 import weakref
 from pathlib import Path
@@ -20,6 +18,7 @@ from unittest import mock
 
 import numpy as np
 import pytest
+from _browser import headless_chromium
 
 import tinygrad_attn as ta
 from tinygrad_attn import Tensor, examples, nn, optim
@@ -35,8 +34,6 @@ from tinygrad_attn.viz.learn_runs import (
 )
 from tinygrad_attn.viz.record import Recorder
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
 FIRST, SECOND = "The earth is like an orange", "Orange is a bright color"
 
 
@@ -357,50 +354,10 @@ def test_command_line_writes_the_page(tmp_path, capsys, model):
 
 
 # ------------------------------------------------------------------------------ the browser
-def _browser_problem() -> str | None:
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
-        return "selenium is not installed (pip install -e '.[test]')"
-    for exe in (CHROMIUM, CHROMEDRIVER):
-        if not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
-            return f"{exe} is missing (apt-get install chromium chromium-driver)"
-    return None
-
-
 @pytest.fixture(scope="module")
 def browser():
-    problem = _browser_problem()
-    if problem:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must run the browser tests, but {problem}")
-        pytest.skip(f"no headless browser: {problem}")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    profile = tempfile.mkdtemp(prefix="learn-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        f"--user-data-dir={profile}",
-        "--window-size=1300,900",
-    ):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    try:
+    with headless_chromium("learn-chromium-", "1300,900") as driver:
         yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 class Page:

@@ -7,13 +7,12 @@ under CI (the environment variable CI set), where they fail: CI must run them.
 
 import html
 import json
-import os
 import re
 import shutil
-import tempfile
 
 import numpy as np
 import pytest
+from _browser import headless_chromium
 
 import tinygrad_attn as ta
 from tinygrad_attn import Tensor, nn
@@ -23,9 +22,6 @@ from tinygrad_attn.examples import SENTENCE, TinyLanguageModel
 from tinygrad_attn.viz import DrawOptions, replay_backward, to_dot, trace
 from tinygrad_attn.viz.dot import drawn_ids
 from tinygrad_attn.viz.replay import array_summary
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
 
 
 # ------------------------------------------------------------------------------ models
@@ -281,50 +277,10 @@ def test_command_line_writes_the_page(tmp_path, capsys):
 
 
 # ------------------------------------------------------------------------------ the browser
-def _browser_problem() -> str | None:
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
-        return "selenium is not installed (pip install -e '.[test]')"
-    for exe in (CHROMIUM, CHROMEDRIVER):
-        if not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
-            return f"{exe} is missing (apt-get install chromium chromium-driver)"
-    return None
-
-
 @pytest.fixture(scope="module")
 def browser():
-    problem = _browser_problem()
-    if problem:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must run the browser tests, but {problem}")
-        pytest.skip(f"no headless browser: {problem}")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    profile = tempfile.mkdtemp(prefix="replay-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        f"--user-data-dir={profile}",
-        "--window-size=1400,900",
-    ):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    try:
+    with headless_chromium("replay-chromium-", "1400,900") as driver:
         yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 class Page:
