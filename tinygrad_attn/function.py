@@ -150,7 +150,7 @@ class Function:
             if out is array:  # an identity op must not make its input read-only
                 out = out.view()
                 break
-        out.flags.writeable = False  # op results are read-only from birth: see saved.py
+        out.setflags(write=False)  # op results are read-only from birth: see saved.py
         result = Tensor.__new__(Tensor)
         result._data = out
         if recording:  # make ctx a node of the graph, linked to its parents and its output

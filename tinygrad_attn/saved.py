@@ -77,7 +77,7 @@ def lock_saved(node: Any, arrays: tuple) -> None:
         for target in held:
             entry = _locked.get(id(target))
             if entry is None:
-                target.flags.writeable = False
+                target.setflags(write=False)
                 _locked[id(target)] = [target, [ref]]
             else:
                 entry[1].append(ref)
@@ -136,11 +136,11 @@ def _free(array: np.ndarray) -> None:
         if id(owner) in _locked:  # another live node still holds the memory
             _waiting.setdefault(id(owner), []).append(array)
         return  # (an owner someone else made read-only keeps its views read-only too)
-    array.flags.writeable = True
+    array.setflags(write=True)
     if _waiting:
         for view in _waiting.pop(id(array), ()):
             if id(view) not in _locked:
-                view.flags.writeable = True
+                view.setflags(write=True)
 
 
 def _holder_ops(entry: list) -> list[str]:
