@@ -225,3 +225,16 @@ def test_anomaly_mode_explains_an_overflow_inf_in_mul_as_an_overflow():
     message = str(info.value)
     assert "0 * inf" not in message
     assert "overflow" in message and "1.8e+308" in message
+
+
+def test_nn_dropout_accepts_p_one_as_pytorch_does():
+    drop = nn.Dropout(1.0)
+    x = Tensor(np.ones((2, 3)), requires_grad=True)
+    out = drop(x)
+    np.testing.assert_array_equal(out.data, np.zeros((2, 3)))
+    out.sum().backward()
+    np.testing.assert_array_equal(x.grad, np.zeros((2, 3)))
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        nn.Dropout(1.5)
+    with pytest.raises(TypeError, match="number"):
+        nn.Dropout("0.1")

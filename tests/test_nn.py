@@ -387,7 +387,7 @@ def test_construction_errors():
     with pytest.raises(TypeError, match="out_features must be an int"):
         nn.Linear(3, 2.0)
     with pytest.raises(ValueError, match="p must be in"):
-        nn.Dropout(1.0)
+        nn.Dropout(1.01)  # (p = 1 is allowed, as in PyTorch: tests/test_misuse_engine.py)
     with pytest.raises(TypeError, match="item 1 must be a Module"):
         nn.Sequential(nn.ReLU(), lambda x: x)
 

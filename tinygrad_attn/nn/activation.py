@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import functional as F
 from ..tensor import Tensor
 from .module import Module
@@ -36,8 +38,10 @@ class Dropout(Module):
 
     def __init__(self, p: float = 0.5) -> None:
         super().__init__()
-        if not 0 <= p < 1:
-            raise ValueError(f"Dropout: p must be in [0, 1), got {p}")
+        if isinstance(p, bool) or not isinstance(p, (int, float, np.integer, np.floating)):
+            raise TypeError(f"Dropout: p must be a number in [0, 1], got {type(p).__name__}")
+        if not 0 <= p <= 1:
+            raise ValueError(f"Dropout: p must be in [0, 1] (as in PyTorch), got {p}")
         self.p = p
 
     def forward(self, x: Tensor) -> Tensor:
