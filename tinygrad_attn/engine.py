@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import operator
 from collections.abc import Iterator
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -40,7 +41,7 @@ def backward_steps(root: Any, gradient: Any = None, retain_graph: bool = False) 
         else:
             grad_inputs = node.backward(node, grad_out)  # the op's calculus: one per input
         grad_inputs = hand_out(node, grad_inputs, grads, ready)
-        yield BackwardStep(next(index), node, grad_out, grad_inputs)
+        yield BackwardStep((next(index), node, grad_out, grad_inputs))
         if not retain_graph:
             node.release()  # free what it saved; the structure stays for drawing
     finish(grads)
@@ -75,18 +76,17 @@ def accumulate(parent: Any, grad: Any, grads: dict, ready: list, node: Function)
     return grad
 
 
-class BackwardStep(NamedTuple):
-    """What one node of the backward pass did (the records `backward_steps()` yields).
+class BackwardStep(tuple):
+    """What one node of the backward pass did: the tuple `(index, node, grad_output,
+    grad_inputs)` that `backward_steps()` yields. `index`: position in the pass; `node`: the
+    `Function`; `grad_output`: the gradient that arrived at it; `grad_inputs`: one array (summed
+    to that input's shape) or None per input. Also `op` (the op's name), `output`, `inputs`."""
 
-    `index`: position in the pass; `node`: the `Function`; `grad_output`: the gradient that
-    arrived at it; `grad_inputs`: one array (already summed to that input's shape) or None per
-    input. Also `op` (the op's name), `output` (the tensor the node made) and `inputs`.
-    """
-
-    index: int
-    node: Any
-    grad_output: np.ndarray
-    grad_inputs: tuple
+    __slots__ = ()
+    index = property(operator.itemgetter(0))
+    node = property(operator.itemgetter(1))
+    grad_output = property(operator.itemgetter(2))
+    grad_inputs = property(operator.itemgetter(3))
 
     @property
     def op(self) -> str:
