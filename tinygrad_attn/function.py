@@ -162,8 +162,9 @@ class Function:
             ctx.sequence = next(_sequence)
             ctx.output_ref = weakref.ref(result)
             ctx.grad_like = (out.shape, out.dtype)
-            if ctx._saved:
-                saved.lock_saved(ctx, ctx._saved)
+            kept = ctx._saved  # (an op that kept only its own result has nothing to lock)
+            if kept and (len(kept) > 1 or kept[0] is not out):
+                saved.lock_saved(ctx, kept)
             if observers.scope:
                 ctx.scope = observers.scope[-1]
             if observers.record_sites:
