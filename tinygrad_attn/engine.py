@@ -52,7 +52,7 @@ def hand_out(node: Function, grad_inputs: Any, grads: dict, ready: list) -> tupl
     if grad_inputs.__class__ is not tuple or len(grad_inputs) != len(node.parents):
         grad_inputs = check_arity(node, grad_inputs)
     todo = zip(node.parents, node.needs_input_grad, grad_inputs)
-    return tuple([accumulate(p, g if n else None, grads, ready, node) for p, n, g in todo])
+    return tuple([accumulate(p, g, grads, ready, node) if n else None for p, n, g in todo])
 
 
 def accumulate(parent: Any, grad: Any, grads: dict, ready: list, node: Function) -> Any:
