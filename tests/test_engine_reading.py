@@ -76,8 +76,8 @@ def test_the_loop_runs_at_most_10_lines_per_node():
 
 
 def test_the_framework_runs_a_bounded_number_of_lines_per_node():
-    # Issue 12 aims at 30; this engine runs about 37 (accumulate and un-broadcasting are most
-    # of it). The bound catches a return of per-node bookkeeping (the old loop ran 76). The
+    # Issue 12 aims at 30; this engine runs about 34 on the head (accumulate and unlocking are
+    # most of it). The bound catches a return of per-node bookkeeping (the old loop ran 76). The
     # fused layer ops (Linear, LayerNorm: 3 inputs each) hand out 2 gradients per node where
     # primitive ops hand out 1.6, so the small LM runs 45 lines per node (23 per gradient
     # handed out, as before) in fewer than half the lines in all: hence 50 for it.
