@@ -120,14 +120,6 @@ class _SiteRecording:
         observers.update()
 
 
-# ---------------------------------------------------------------------- array summaries
-# (format.py is the one way to print a tensor or an array; these names stay for old callers)
-SMALL = _format.SMALL
-stats = _format.stats
-describe = _format.describe
-_label = _format.short_label
-
-
 def formula(node: Any) -> str:
     """The op's own docstring (`out = ...;  da = ...`): the calculus its backward applies."""
     doc = type(node).__dict__.get("__doc__")
@@ -167,7 +159,7 @@ def explain_step(step: Any) -> str:
         lines.append(f"  params    {params}")
     out = step.output
     lines.append(f"  output    {_format.label(out)}")
-    lines.append("  grad_out  " + describe(step.grad_output, pad))
+    lines.append("  grad_out  " + _format.describe(step.grad_output, pad))
     needs = getattr(node, "needs_input_grad", (True,) * len(step.inputs))
     for i, (t, grad) in enumerate(zip(step.inputs, step.grad_inputs)):
         lines.append(f"  input {i}   {_format.label(t)}, {_format.origin(t, needs[i])}")
@@ -175,9 +167,9 @@ def explain_step(step: Any) -> str:
             why = "no gradient: it does not require grad" if not needs[i] else "no gradient"
             lines.append(f"    grad    ({why})")
             continue
-        lines.append(f"    grad    {describe(grad, pad)}")
+        lines.append(f"    grad    {_format.describe(grad, pad)}")
         if isinstance(t, Tensor) and t.grad_fn is None and t._grad is not None:
-            lines.append(f"    .grad   so far: {stats(t._grad)}")
+            lines.append(f"    .grad   so far: {_format.stats(t._grad)}")
     return "\n".join(lines)
 
 
@@ -261,7 +253,7 @@ def _anomaly_forward(node: Any, inputs: tuple, out: Tensor) -> None:
     ]
     for i, t in enumerate(inputs):
         name = f" {t.name!r}" if t.name else ""
-        lines.append(f"  input {i}{name}: {stats(t.data)}")
+        lines.append(f"  input {i}{name}: {_format.stats(t.data)}")
     lines.append(f"  {node.name} was created at {_site_with_source(site)}")
     cause = _forward_cause(node.name, nan, data.dtype)
     if with_nan:
@@ -425,13 +417,12 @@ def _print(line: str) -> None:
 
 
 def _log_forward(node: Any, inputs: tuple, out: Tensor) -> None:
-    args = ", ".join(_label(t) for t in inputs)
+    args = ", ".join(_format.short_label(t) for t in inputs)
     recorded = "" if node.recorded else "   (not recorded)"
-    _print(
-        f"forward  {node.name}({args}) -> {_label(out)} {out.dtype}{recorded}{_site_suffix(node)}"
-    )
+    result = f"{_format.short_label(out)} {out.dtype}{recorded}{_site_suffix(node)}"
+    _print(f"forward  {node.name}({args}) -> {result}")
     if _logging.level >= 2:
-        _print(f"           out: {stats(out.data)}")
+        _print(f"           out: {_format.stats(out.data)}")
 
 
 def _log_backward(node: Any, grad_out: np.ndarray, grad_inputs: tuple) -> None:
@@ -440,10 +431,10 @@ def _log_backward(node: Any, grad_out: np.ndarray, grad_inputs: tuple) -> None:
     )
     _print(f"backward {node.name}  grad_out {tuple(np.shape(grad_out))} -> grads {{{grads}}}")
     if _logging.level >= 2:
-        _print(f"           grad_out: {stats(grad_out)}")
+        _print(f"           grad_out: {_format.stats(grad_out)}")
         for i, g in enumerate(grad_inputs):
             if g is not None:
-                _print(f"           grad {i}: {stats(g)}")
+                _print(f"           grad {i}: {_format.stats(g)}")
 
 
 def set_op_logging(level: int) -> int:

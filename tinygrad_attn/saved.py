@@ -166,11 +166,6 @@ def saved_by(array: np.ndarray) -> list[str]:
     return []
 
 
-def locked_count() -> int:
-    """How many arrays live graphs hold read-only right now."""
-    return len(_locked)
-
-
 # ------------------------------------------------------------ the note on the read-only error
 def _ops_text(ops: list[str]) -> str:
     counts: dict[str, int] = {}
@@ -222,7 +217,7 @@ def explain_read_only(exc: BaseException) -> str | None:
     visible = _visible_arrays(frame)
     named = [(text, a) for text, a in visible if _mentions(line, text)]
     candidates = named or ([] if line.strip() else visible)
-    held = {id(entry[0]): entry for entry in list(_locked.values())}
+    held = dict(_locked)  # (a snapshot: keys are id(array), as _memory_of's targets are looked up)
     found, seen = [], set()
     for text, array in candidates:
         entry = next((held[id(t)] for t in _memory_of(array) if id(t) in held), None)
