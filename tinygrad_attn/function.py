@@ -111,7 +111,6 @@ class Function:
             "backward() (the graph was already released). Pass retain_graph=True to the "
             "first backward() to run backward through this graph again."
         )
-        return self._saved
 
     @_FrameworkProperty
     def recorded(self) -> bool:
@@ -213,7 +212,7 @@ class Function:
         self._saved = None
 
     def __repr__(self) -> str:
-        if "parents" not in vars(self):
+        if not self.recorded:
             return f"<{self.name} (not recorded)>"
         shapes = ", ".join(str(tuple(t.shape)) for t in self.inputs)
         return f"<{self.name} node: ({shapes}) -> {tuple(self.output_shape)}>"
