@@ -60,9 +60,9 @@ def accumulate(parent: Any, grad: Any, grads: dict, ready: list, node: Function)
     that made it (the gradient waits in `grads` until that node's turn) or a leaf tensor (it is
     added to its `.grad`). `grad` is first summed to the input's shape (un-broadcasting) and cast
     to its dtype. Returns that reduced gradient (None where no gradient flows)."""
-    if grad is None:
-        return None
     if grad.__class__ is not np.ndarray or (grad.shape, grad.dtype) != parent.grad_like:
+        if grad is None:
+            return None
         grad = fit(grad, parent, node)
     if parent in grads:  # a node that already has a gradient, or a leaf with hooks
         grads[parent] = grads[parent] + grad

@@ -133,15 +133,12 @@ class Function:
     @classmethod
     def apply(cls, *inputs: Any, **params: Any) -> Tensor:
         """Run `forward` on the inputs' arrays; record a node if any input requires grad."""
-        Tensor = _tensor.Tensor
-        for t in inputs:
-            if t.__class__ is not Tensor:  # a user's op may pass Python numbers or ndarrays
-                inputs = tuple(_tensor.as_constant(t) for t in inputs)
-                break
+        try:
+            arrays = [t._data for t in inputs]  # (`.data` is a checking property: inplace.py)
+        except AttributeError:  # a user's op may pass Python numbers or ndarrays
+            inputs = tuple(_tensor.as_constant(t) for t in inputs)
+            arrays = [t._data for t in inputs]
         ctx = cls.__new__(cls)
-        needs = [t.requires_grad for t in inputs]  # (a list comprehension: cheapest here)
-        recording = True in needs and grad_mode.enabled
-        arrays = [t._data for t in inputs]  # (`.data` is a checking property: inplace.py)
         out = cls.forward(ctx, *arrays, **params)
         if out.__class__ is not np.ndarray:
             out = _as_result(cls, out)
@@ -150,9 +147,12 @@ class Function:
                 out = out.view()
                 break
         out.setflags(write=False)  # op results are read-only from birth: see saved.py
-        result = Tensor.__new__(Tensor)
+        result = _tensor.Tensor.__new__(_tensor.Tensor)
         result._data = out
-        if recording:  # make ctx a node of the graph, linked to its parents and its output
+        # Whether the user may hold the result's memory (a view of a leaf's data): saved.py.
+        result._exposed = out.base is not None and saved.settle_view(out, inputs, cls._checks_fields)
+        needs = [t.requires_grad for t in inputs]  # (a list comprehension: cheapest here)
+        if True in needs and grad_mode.enabled:  # make ctx a node, linked to parents and output
             if cls._checks_fields and not FRAMEWORK_FIELDS.isdisjoint(ctx.__dict__):
                 name = sorted(FRAMEWORK_FIELDS.intersection(ctx.__dict__))[0]
                 raise AttributeError(_reserved_message(ctx, name))
@@ -161,9 +161,8 @@ class Function:
             ctx.sequence = next(_sequence)
             ctx.output_ref = weakref.ref(result)
             ctx.grad_like = (out.shape, out.dtype)
-            kept = ctx._saved  # (an op that kept only its own result has nothing to lock)
-            if kept and (len(kept) > 1 or kept[0] is not out):
-                saved.lock_saved(ctx, kept)
+            if ctx._saved:
+                saved.lock_saved(ctx, ctx._saved, inputs)
             if observers.scope:
                 ctx.scope = observers.scope[-1]
             if observers.record_sites:

@@ -158,6 +158,7 @@ class InPlaceMixin:
 
     def _set_data(self, value: Any) -> None:
         self._data = value if self._data is None else _new_data(self, value)
+        self._exposed = True  # the caller may hold this array (saved.py locks it when saved)
 
     data = property(
         operator.attrgetter("_data"),
@@ -188,6 +189,7 @@ class InPlaceMixin:
                 f"the {target.dtype} tensor in place; compute a new tensor instead"
             ) from None
         self._data = target
+        self._exposed = True  # (it may be a new, writable copy)
         return self
 
     def _overwrite(self, op: str, value: Any) -> Any:
@@ -198,6 +200,7 @@ class InPlaceMixin:
         _fits(op, target, value)
         np.copyto(target, value, casting="unsafe")
         self._data = target
+        self._exposed = True  # (it may be a new, writable copy)
         return self
 
     def _rebinds(self, other: Any) -> bool:

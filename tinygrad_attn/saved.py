@@ -42,11 +42,16 @@ _waiting: dict[int, list] = {}
 _collected: deque = deque()
 
 
+def _owner(array: np.ndarray) -> np.ndarray:
+    """The array that owns `array`'s memory (itself, unless it is a view)."""
+    while array.base is not None and isinstance(array.base, np.ndarray):
+        array = array.base
+    return array
+
+
 def _memory_of(array: np.ndarray) -> tuple:
     """The array and, if it is a view, the array that owns its memory."""
-    owner = array
-    while isinstance(owner.base, np.ndarray):
-        owner = owner.base
+    owner = _owner(array)
     return (array,) if owner is array else (array, owner)
 
 
@@ -57,18 +62,26 @@ class _Hold(weakref.ref):
     __slots__ = ("held",)
 
 
-def lock_saved(node: Any, arrays: tuple) -> None:
-    """Make read-only, for as long as `node` lives unreleased, those of `arrays` that need it:
-    not op results or constants, which are read-only for good."""
+def lock_saved(node: Any, arrays: tuple, inputs: tuple) -> None:
+    """Make what `node` saved safe from writes, for as long as it lives unreleased.
+
+    Only memory the user may hold is locked in the table: an array that is (a view of) the data
+    of an input marked `_exposed` (a leaf's data, a constant wrapping the user's ndarray, or a
+    view of one). Everything else a built-in op saves is an op result, read-only for good, or
+    a buffer its forward made, which nobody else can reach: that is made read-only for good
+    here, with no lock to give back. A user's op may save any array, so every writable one is
+    locked."""
+    user_op = node._checks_fields
+    exposed = {id(_owner(t._data)) for t in inputs if t._exposed}  # memory the user may hold
     held = []  # what this node holds a lock on: each array and the memory it views, owner first
     for array in arrays:
         if array.__class__ is not np.ndarray:
             continue
-        if array.base is None:  # the common case: an array that owns its memory
-            if array.flags.writeable or id(array) in _locked:
-                held.append(array)
-        else:
-            held += [t for t in _memory_of(array)[::-1] if t.flags.writeable or id(t) in _locked]
+        owner = array if array.base is None else _owner(array)
+        if id(owner) in exposed or user_op:
+            held += [t for t in (owner, array)[owner is array :] if t.flags.writeable or id(t) in _locked]
+        elif array.flags.writeable:  # a buffer of the op's own: nobody else can write it
+            array.setflags(write=False)
     if not held:
         return
     ref = _Hold(node, _node_collected)  # the node's hold: in the table's entries and on the node
@@ -84,6 +97,20 @@ def lock_saved(node: Any, arrays: tuple) -> None:
     node._lock_ref = ref
     if _collected:
         _drain()
+
+
+def settle_view(out: np.ndarray, inputs: tuple, user_op: bool) -> bool:
+    """For an op's result that is a view: whether it shares memory the user may hold (it then
+    inherits the input's `_exposed`). A view of a buffer the op made itself (`_fold`'s reshape)
+    makes that buffer read-only too, so the result is read-only through and through."""
+    owner = _owner(out)
+    for t in inputs:
+        if _owner(t._data) is owner:
+            return t._exposed
+    if user_op:  # a user's forward may return a view of any array of theirs
+        return True
+    owner.setflags(write=False)
+    return False
 
 
 def unlock_saved(node: Any) -> None:
@@ -131,10 +158,9 @@ def _unlock(ref: _Hold) -> None:
 def _free(array: np.ndarray) -> None:
     """The last holder let go: make it writable again (a view waits for its owner)."""
     del _locked[id(array)]
-    owner = array if array.base is None else _memory_of(array)[-1]
-    if owner is not array and not owner.flags.writeable:
-        if id(owner) in _locked:  # another live node still holds the memory
-            _waiting.setdefault(id(owner), []).append(array)
+    if array.base is not None and not _owner(array).flags.writeable:
+        if id(_owner(array)) in _locked:  # another live node still holds the memory
+            _waiting.setdefault(id(_owner(array)), []).append(array)
         return  # (an owner someone else made read-only keeps its views read-only too)
     array.setflags(write=True)
     if _waiting:

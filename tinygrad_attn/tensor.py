@@ -148,6 +148,7 @@ class Tensor(InPlaceMixin, InteropMixin, TensorMethods):
     _grad = None
     _name = None
     _hooks = None
+    _exposed = True  # the user may hold this tensor's memory (False for an op's own result)
     __array_priority__ = 1000  # so `ndarray + Tensor` calls Tensor.__radd__
 
     def __init__(

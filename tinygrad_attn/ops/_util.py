@@ -38,10 +38,13 @@ def normalize_axes(axis: Any, ndim: int, op: str, shape: tuple) -> tuple:
 
 
 def expand_reduced(grad: np.ndarray, axes: tuple, keepdims: bool, shape: tuple) -> np.ndarray:
-    """Spread the gradient of a reduction back over the input's shape (a broadcast view)."""
-    if not keepdims:
-        grad = np.expand_dims(grad, axes)
-    return np.broadcast_to(grad, shape)
+    """Spread the gradient of a reduction back over the input's shape (a new array: that is
+    several times faster than NumPy's broadcast_to view at the sizes a step has most of)."""
+    if not keepdims:  # put the reduced axes back, as size 1
+        grad = grad.reshape([1 if i in axes else n for i, n in enumerate(shape)])
+    spread = np.empty(shape, grad.dtype)
+    spread[...] = grad
+    return spread
 
 
 def broadcast_shape(op: str, *shapes: tuple) -> tuple:

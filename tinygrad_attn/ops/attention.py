@@ -24,7 +24,7 @@ class ScaledDotProductAttention(Function):
 
     @staticmethod
     def forward(ctx, q, k, v, *mask, scale, is_causal=False):
-        scores = q @ np.swapaxes(k, -1, -2)  # (..., L, S)
+        scores = q @ k.swapaxes(-1, -2)  # (..., L, S)
         scores *= scale
         allowed = None
         if is_causal:
@@ -55,8 +55,8 @@ class ScaledDotProductAttention(Function):
     @staticmethod
     def backward(ctx, grad_out):
         q, k, v, weights = ctx.saved_tensors
-        grad_v = np.swapaxes(weights, -1, -2) @ grad_out  # (..., S, Ev)
-        grad_weights = grad_out @ np.swapaxes(v, -1, -2)  # (..., L, S)
+        grad_v = weights.swapaxes(-1, -2) @ grad_out  # (..., S, Ev)
+        grad_weights = grad_out @ v.swapaxes(-1, -2)  # (..., L, S)
         grad_scores = grad_weights
         grad_scores -= (grad_weights * weights).sum(axis=-1, keepdims=True)
         grad_scores *= weights  # softmax backward, in place on a fresh array
@@ -64,7 +64,7 @@ class ScaledDotProductAttention(Function):
         grad_mask = grad_scores.copy() if masked else None
         grad_scores *= ctx.scale
         grad_q = grad_scores @ k  # (..., L, E)
-        grad_k = np.swapaxes(grad_scores, -1, -2) @ q  # (..., S, E)
+        grad_k = grad_scores.swapaxes(-1, -2) @ q  # (..., S, E)
         if len(ctx.parents) == 4:
             return grad_q, grad_k, grad_v, grad_mask
         return grad_q, grad_k, grad_v

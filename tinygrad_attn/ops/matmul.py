@@ -33,8 +33,11 @@ def _rows(a: np.ndarray) -> np.ndarray:
 
 def _fold(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a @ b; a stack of rows times one matrix runs as a single 2-D GEMM."""
-    if a.ndim > 2 and b.ndim == 2:
-        return (_rows(a) @ b).reshape(*a.shape[:-1], b.shape[-1])
+    if a.ndim > 2 and b.ndim == 2 and a.size > a.shape[-1] * a.shape[-2]:  # (not one matrix)
+        # (into an array of the result's shape, not a view of one: see saved.settle_view)
+        out = np.empty((*a.shape[:-1], b.shape[-1]), np.result_type(a, b))
+        np.matmul(_rows(a), b, out=_rows(out))
+        return out
     return a @ b
 
 
@@ -68,7 +71,7 @@ class MatMul(Function):
             g = np.expand_dims(g, -1)  # (..., M, 1)
         grad_a = grad_b = None
         if ctx.needs_input_grad[0]:
-            grad_a = _fold(g, np.swapaxes(b2, -1, -2))  # (..., M, K)
+            grad_a = _fold(g, b2.swapaxes(-1, -2))  # (..., M, K)
             if a.ndim == 1:
                 grad_a = grad_a[..., 0, :]  # (..., K)
         if ctx.needs_input_grad[1]:
@@ -76,7 +79,7 @@ class MatMul(Function):
                 # One weight shared by every row: contract over all rows in one GEMM.
                 grad_b = _rows(a2).T @ _rows(g)  # (K, N)
             else:
-                grad_b = np.swapaxes(a2, -1, -2) @ g  # (..., K, N)
+                grad_b = a2.swapaxes(-1, -2) @ g  # (..., K, N)
             if b.ndim == 1:
                 grad_b = grad_b[..., 0]  # (..., K)
         return grad_a, grad_b
