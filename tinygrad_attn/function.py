@@ -139,7 +139,11 @@ class Function:
             inputs = tuple(_tensor.as_constant(t) for t in inputs)
             arrays = [t._data for t in inputs]
         ctx = cls.__new__(cls)
-        out = cls.forward(ctx, *arrays, **params)
+        try:
+            out = cls.forward(ctx, *arrays, **params)
+        except ValueError as error:  # NumPy's broadcast error, said with the op's name
+            _explain_broadcast(cls, arrays, error)
+            raise
         if out.__class__ is not np.ndarray:
             out = _as_result(cls, out)
         for array in arrays:
@@ -150,7 +154,7 @@ class Function:
         result = _tensor.Tensor.__new__(_tensor.Tensor)
         result._data = out
         # Whether the user may hold the result's memory (a view of a leaf's data): saved.py.
-        result._exposed = out.base is not None and saved.settle_view(out, inputs, cls._checks_fields)
+        result._exposed = out.base is not None and saved.settle_view(out, inputs, cls)
         needs = [t.requires_grad for t in inputs]  # (a list comprehension: cheapest here)
         if True in needs and grad_mode.enabled:  # make ctx a node, linked to parents and output
             if cls._checks_fields and not FRAMEWORK_FIELDS.isdisjoint(ctx.__dict__):
@@ -206,9 +210,9 @@ class Function:
 
     def release(self) -> None:
         """Free the arrays this node saved; its structure (parents, shapes, names) stays."""
+        self._saved = None
         if "_lock_ref" in self.__dict__:
             saved.unlock_saved(self)
-        self._saved = None
 
     def __repr__(self) -> str:
         if not self.recorded:
@@ -228,6 +232,15 @@ def _as_result(op: type, out: Any) -> np.ndarray:
             "a forward must return a float, integer or bool ndarray."
         )
     return array
+
+
+def _explain_broadcast(op: type, arrays: list, error: ValueError) -> None:
+    r"""Raise the readable error when `error` is NumPy's "could not be broadcast" for inputs
+    whose shapes do not broadcast (ops.\_util words it, naming the op and the shapes)."""
+    if "could not be broadcast" in str(error) and len(arrays) > 1:
+        from .ops._util import broadcast_shape  # (ops import this module: not at the top)
+
+        broadcast_shape(op.__name__, *[a.shape for a in arrays])
 
 
 def _reserved_message(ctx: Function, name: str) -> str:

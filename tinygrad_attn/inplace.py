@@ -1,4 +1,5 @@
-"""Changing a tensor after it was made: `.data = ...`, in-place ops, and pickling.
+"""A tensor's data: made from user values (`Tensor(data)`), changed after it was made (`.data =
+...`, in-place ops), and pickled.
 
 `Tensor` inherits these from `InPlaceMixin`; they follow PyTorch's rules without its version
 counters:
@@ -66,6 +67,43 @@ def _numeric(value: Any, where: str) -> np.ndarray:
             "or bool); convert it first, e.g. np.asarray(value, dtype=np.float32)"
         )
     return value
+
+
+def _array_from(data: Any, dtype: Any, copy: bool) -> np.ndarray:
+    """Turn user data into an ndarray following the dtype policy in shared/API.md."""
+    if isinstance(data, _tensor.Tensor):
+        data = data.data
+    if isinstance(data, (np.ndarray, np.generic)):
+        array = data
+    else:
+        try:
+            array = np.array(data)
+        except (ValueError, TypeError) as err:
+            raise TypeError(
+                f"Tensor: cannot make an array from {type(data).__name__} data ({err}). "
+                "Pass a number, a (rectangular) nested list of numbers, or an ndarray."
+            ) from None
+        copy = False
+        if dtype is None and array.dtype.kind == "f":
+            dtype = get_default_dtype()
+    # Checked before any cast, which would turn None or "1.5" into floats without a word.
+    if array.dtype.kind in "fiub":
+        array = np.array(array, dtype=dtype, copy=copy or None)
+    if array.dtype.kind not in "fiub":
+        raise TypeError(
+            f"Tensor: {type(data).__name__} data (NumPy reads it as dtype {array.dtype}) is not "
+            "numeric; tinygrad_attn holds float, integer or bool arrays. Convert it first, "
+            "e.g. np.asarray(data, dtype=np.float32)."
+        )
+    return array
+
+
+def _check_can_require_grad(dtype: np.dtype, where: str) -> None:
+    if dtype.kind != "f":
+        raise TypeError(
+            f"{where}: only float tensors can require grad, but this one has dtype {dtype}. "
+            "Make it a float tensor first, e.g. Tensor(data, dtype=np.float32)."
+        )
 
 
 def _new_data(t: Any, value: Any) -> np.ndarray:

@@ -79,7 +79,8 @@ def lock_saved(node: Any, arrays: tuple, inputs: tuple) -> None:
             continue
         owner = array if array.base is None else _owner(array)
         if id(owner) in exposed or user_op:
-            held += [t for t in (owner, array)[owner is array :] if t.flags.writeable or id(t) in _locked]
+            memory = (array,) if owner is array else (owner, array)
+            held += [t for t in memory if t.flags.writeable or id(t) in _locked]
         elif array.flags.writeable:  # a buffer of the op's own: nobody else can write it
             array.setflags(write=False)
     if not held:
@@ -99,7 +100,7 @@ def lock_saved(node: Any, arrays: tuple, inputs: tuple) -> None:
         _drain()
 
 
-def settle_view(out: np.ndarray, inputs: tuple, user_op: bool) -> bool:
+def settle_view(out: np.ndarray, inputs: tuple, op: type) -> bool:
     """For an op's result that is a view: whether it shares memory the user may hold (it then
     inherits the input's `_exposed`). A view of a buffer the op made itself (`_fold`'s reshape)
     makes that buffer read-only too, so the result is read-only through and through."""
@@ -107,7 +108,7 @@ def settle_view(out: np.ndarray, inputs: tuple, user_op: bool) -> bool:
     for t in inputs:
         if _owner(t._data) is owner:
             return t._exposed
-    if user_op:  # a user's forward may return a view of any array of theirs
+    if op._checks_fields:  # a user's forward may return a view of any array of theirs
         return True
     owner.setflags(write=False)
     return False

@@ -21,48 +21,9 @@ from typing import Any
 import numpy as np
 
 from . import engine, ops
-from .inplace import InPlaceMixin
-from .state import get_default_dtype
+from .inplace import InPlaceMixin, _array_from, _check_can_require_grad
 from .tensor_interop import InteropMixin
 from .tensor_methods import TensorMethods, check_device, resolve_axis, softmax_over_axes
-
-
-def _array_from(data: Any, dtype: Any, copy: bool) -> np.ndarray:
-    """Turn user data into an ndarray following the dtype policy in shared/API.md."""
-    if isinstance(data, Tensor):
-        data = data.data
-    if isinstance(data, (np.ndarray, np.generic)):
-        array = data
-    else:
-        try:
-            array = np.array(data)
-        except (ValueError, TypeError) as err:
-            raise TypeError(
-                f"Tensor: cannot make an array from {type(data).__name__} data ({err}). "
-                "Pass a number, a (rectangular) nested list of numbers, or an ndarray."
-            ) from None
-        copy = False
-        if dtype is None and array.dtype.kind == "f":
-            dtype = get_default_dtype()
-    # Checked before any cast, which would turn None or "1.5" into floats without a word.
-    if array.dtype.kind in "fiub":
-        array = np.array(array, dtype=dtype, copy=copy or None)
-    if array.dtype.kind not in "fiub":
-        raise TypeError(
-            f"Tensor: {type(data).__name__} data (NumPy reads it as dtype {array.dtype}) is not "
-            "numeric; tinygrad_attn holds float, integer or bool arrays. Convert it first, "
-            "e.g. np.asarray(data, dtype=np.float32)."
-        )
-    return array
-
-
-def _check_can_require_grad(dtype: np.dtype, where: str) -> None:
-    if dtype.kind != "f":
-        raise TypeError(
-            f"{where}: only float tensors can require grad, but this one has dtype {dtype}. "
-            "Make it a float tensor first, e.g. Tensor(data, dtype=np.float32)."
-        )
-
 
 # Python-number constants, shared: `y * 0.5` in a loop makes one constant tensor, not one per
 # call. Their arrays are read-only from birth, so sharing them is safe.
@@ -76,7 +37,7 @@ def as_constant(value: Any, like: Tensor | None = None) -> Tensor:
     NumPy does with scalars); an ndarray keeps its dtype and is not copied.
     """
     if isinstance(value, (bool, int, float)):  # first: `x * 2.0` is the common case
-        dtype = like.data.dtype if like is not None else None
+        dtype = like._data.dtype if like is not None else None
         key = (value, type(value), dtype)
         if not value or value != value:  # 0.0 == -0.0, nan != nan: key those by their text
             key = (repr(value), type(value), dtype)
@@ -89,6 +50,7 @@ def as_constant(value: Any, like: Tensor | None = None) -> Tensor:
             if len(_constants) > 4096:  # many distinct numbers (a schedule): start afresh
                 _constants.clear()
             constant = _constants[key] = Tensor._make(array)
+            constant._exposed = False  # the cache's own read-only array: nothing to lock
         return constant
     if isinstance(value, Tensor):
         return value
@@ -307,7 +269,13 @@ class Tensor(InPlaceMixin, InteropMixin, TensorMethods):
 
     # ------------------------------------------------------------------ operators
     def _operand(self, other: Any) -> Tensor:
-        return other if other.__class__ is Tensor else as_constant(other, like=self)
+        if other.__class__ is Tensor:
+            return other
+        if other.__class__ is float:  # `x * 0.5`: the cached constant (zero and nan are keyed
+            constant = _constants.get((other, float, self._data.dtype))  # by text: never here)
+            if constant is not None:
+                return constant
+        return as_constant(other, like=self)
 
     def __add__(self, other: Any) -> Tensor:
         return ops.Add.apply(self, self._operand(other))

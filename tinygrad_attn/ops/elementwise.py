@@ -13,22 +13,12 @@ import numpy as np
 
 from ..function import Function
 from ..state import get_default_dtype
-from ._util import broadcast_shape
 
 
 def float_input(a: np.ndarray) -> np.ndarray:
     """The input of a float function (exp, erf, softmax, ...): integers and bools become the
     default float dtype, as in PyTorch (NumPy would pick float16 for int8, float64 for int64)."""
     return a if a.dtype.kind == "f" else a.astype(get_default_dtype())
-
-
-def _binary(op: str, ufunc: np.ufunc, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """`ufunc(a, b)`, turning NumPy's broadcast error into one that names the op."""
-    try:
-        return ufunc(a, b)
-    except ValueError:
-        broadcast_shape(op, a.shape, b.shape)  # raises the readable error
-        raise
 
 
 def compare(symbol: str, ufunc: np.ufunc, a: np.ndarray, other: object) -> np.ndarray:
@@ -57,7 +47,7 @@ class Add(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        return _binary("Add", np.add, a, b)
+        return a + b
 
     @staticmethod
     def backward(ctx, grad_out):
@@ -69,7 +59,7 @@ class Sub(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        return _binary("Sub", np.subtract, a, b)
+        return a - b
 
     @staticmethod
     def backward(ctx, grad_out):
@@ -83,7 +73,7 @@ class Mul(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return _binary("Mul", np.multiply, a, b)
+        return a * b
 
     @staticmethod
     def backward(ctx, grad_out):
@@ -101,7 +91,7 @@ class Div(Function):
         if a.dtype.kind != "f" and b.dtype.kind != "f":  # int / int: a float, as PyTorch
             a, b = float_input(a), float_input(b)
         ctx.save_for_backward(a, b)
-        return _binary("Div", np.true_divide, a, b)
+        return a / b
 
     @staticmethod
     def backward(ctx, grad_out):
@@ -129,7 +119,7 @@ class Pow(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        out = _binary("Pow", np.power, a, b)
+        out = np.power(a, b)
         ctx.save_for_backward(a, b, out)
         return out
 

@@ -27,7 +27,7 @@ class Sum(Function):
         ctx.axes = normalize_axes(axis, a.ndim, "Sum", a.shape)
         ctx.keepdims = keepdims
         ctx.input_shape = a.shape
-        return np.sum(a, axis=ctx.axes, keepdims=keepdims)
+        return a.sum(axis=ctx.axes, keepdims=keepdims)
 
     @staticmethod
     def backward(ctx, grad_out):
