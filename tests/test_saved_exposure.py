@@ -1,6 +1,7 @@
 """Which saved arrays the lock table holds (saved.py, issue 12): only memory the user may hold.
 
-An op's own buffers become read-only for good with no lock to give back; the data of a leaf, a
+An op's result (and a buffer it made and returns a view of) is read-only for good with no lock
+to give back, and a node whose inputs the user cannot reach locks nothing; the data of a leaf, a
 view of it, or an array the user handed in is locked while a live node has it saved, and
 writable again after backward. Each test writes where a user would and checks the gradient
 (or the error) against the value worked out by hand."""
@@ -78,8 +79,9 @@ def test_an_ops_own_buffers_are_read_only_for_good_without_a_lock():
     out = ta.nn.functional.scaled_dot_product_attention(q * 1.0, q * 1.0, q * 1.0)
     node = out.grad_fn
     weights = node.saved_tensors[-1]  # the attention weights: a buffer of the op's own
-    assert not weights.flags.writeable
+    assert not weights.flags.writeable  # (the op freezes it: ops._util.frozen)
     assert saved.saved_by(weights) == []  # nothing to give back at release
+    assert "_lock_ref" not in vars(node)  # its inputs are op results: it locks nothing
     assert saved.saved_by(q.data) == ["Mul", "Mul", "Mul"]
 
 

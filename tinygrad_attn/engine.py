@@ -33,6 +33,7 @@ def backward_steps(root: Any, gradient: Any = None, retain_graph: bool = False) 
     """Run the backward pass from `root`, yielding one `BackwardStep` per node."""
     grads, ready = start(root, gradient)  # grads: node -> the gradient arrived at its output
     index = itertools.count()
+    release = keep if retain_graph else Function.release  # free what a node saved, or keep it
     while ready:
         node = heapq.heappop(ready)[1]  # largest number left: all its consumers have run
         grad_out = grads.pop(node)
@@ -42,8 +43,7 @@ def backward_steps(root: Any, gradient: Any = None, retain_graph: bool = False) 
             grad_inputs = node.backward(node, grad_out)  # the op's calculus: one per input
         grad_inputs = hand_out(node, grad_inputs, grads, ready)
         yield BackwardStep((next(index), node, grad_out, grad_inputs))
-        if not retain_graph:
-            node.release()  # free what it saved; the structure stays for drawing
+        release(node)  # free what it saved (the structure stays for drawing)
     finish(grads)
 
 
@@ -141,6 +141,10 @@ def start(root: Any, gradient: Any) -> tuple[dict, list]:
         grads[root.grad_fn] = grad_root
         ready.append((-root.grad_fn.sequence, root.grad_fn))
     return grads, ready
+
+
+def keep(node: Function) -> None:
+    """With retain_graph=True a node keeps what it saved, for another backward."""
 
 
 def finish(grads: dict) -> None:

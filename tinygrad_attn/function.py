@@ -165,8 +165,8 @@ class Function:
             ctx.sequence = next(_sequence)
             ctx.output_ref = weakref.ref(result)
             ctx.grad_like = (out.shape, out.dtype)
-            if ctx._saved:
-                saved.lock_saved(ctx, ctx._saved, inputs)
+            if ctx._saved and (cls._checks_fields or True in [t._exposed for t in inputs]):
+                saved.lock_saved(ctx, ctx._saved, inputs)  # what the user may write: saved.py
             if observers.scope:
                 ctx.scope = observers.scope[-1]
             if observers.record_sites:

@@ -9,6 +9,14 @@ such a write must fail, at the line that does it. Two rules make it fail:
    while a live node has it saved, and writable again when the last such node is released by
    backward or garbage-collected.
 
+Which memory the user may hold is known per tensor, not searched for per array: a tensor's
+`_exposed` is True for a leaf, a constant wrapping the user's ndarray, anything whose data was
+assigned or changed in place, and a view of any of these; an op's result that owns its memory
+(or views a buffer the op made, which `settle_view` makes read-only too) has it False. A node
+whose inputs are all unexposed locks nothing. What an op computes and saves for itself (the
+attention weights) is reachable only through `ctx.saved_tensors`; the fused ops make such
+buffers read-only (`ops._util.frozen`) at no bookkeeping cost.
+
 The lock table (`_locked`) maps id(array) -> the holders of that lock, one per node, each
 knowing the op's name and the tensor's name, so `saved_by(array)` and the note added to NumPy's
 "assignment destination is read-only" error can say who holds it. It is shared by all threads and
@@ -63,14 +71,12 @@ class _Hold(weakref.ref):
 
 
 def lock_saved(node: Any, arrays: tuple, inputs: tuple) -> None:
-    """Make what `node` saved safe from writes, for as long as it lives unreleased.
-
-    Only memory the user may hold is locked in the table: an array that is (a view of) the data
-    of an input marked `_exposed` (a leaf's data, a constant wrapping the user's ndarray, or a
-    view of one). Everything else a built-in op saves is an op result, read-only for good, or
-    a buffer its forward made, which nobody else can reach: that is made read-only for good
-    here, with no lock to give back. A user's op may save any array, so every writable one is
-    locked."""
+    """Make read-only, for as long as `node` lives unreleased, what it saved of memory the user
+    may hold: an array that is (a view of) the data of an input marked `_exposed` (a leaf's data,
+    a constant wrapping the user's ndarray, or a view of one). Op results are read-only for good
+    and an op's own intermediates are nobody else's, so neither is locked. The caller (apply)
+    calls this only when an input is exposed; a user's op may save any array of theirs, so for
+    one every writable array it saved is locked."""
     user_op = node._checks_fields
     exposed = {id(_owner(t._data)) for t in inputs if t._exposed}  # memory the user may hold
     held = []  # what this node holds a lock on: each array and the memory it views, owner first
@@ -81,8 +87,6 @@ def lock_saved(node: Any, arrays: tuple, inputs: tuple) -> None:
         if id(owner) in exposed or user_op:
             memory = (array,) if owner is array else (owner, array)
             held += [t for t in memory if t.flags.writeable or id(t) in _locked]
-        elif array.flags.writeable:  # a buffer of the op's own: nobody else can write it
-            array.setflags(write=False)
     if not held:
         return
     ref = _Hold(node, _node_collected)  # the node's hold: in the table's entries and on the node
@@ -159,15 +163,17 @@ def _unlock(ref: _Hold) -> None:
 def _free(array: np.ndarray) -> None:
     """The last holder let go: make it writable again (a view waits for its owner)."""
     del _locked[id(array)]
+    if array.base is None and not _waiting:  # the common case: an array that owns its memory
+        return array.setflags(write=True)
     if array.base is not None and not _owner(array).flags.writeable:
         if id(_owner(array)) in _locked:  # another live node still holds the memory
             _waiting.setdefault(id(_owner(array)), []).append(array)
-        return  # (an owner someone else made read-only keeps its views read-only too)
+        return None  # (an owner someone else made read-only keeps its views read-only too)
     array.setflags(write=True)
-    if _waiting:
-        for view in _waiting.pop(id(array), ()):
-            if id(view) not in _locked:
-                view.setflags(write=True)
+    for view in _waiting.pop(id(array), ()):
+        if id(view) not in _locked:
+            view.setflags(write=True)
+    return None
 
 
 def _holder_ops(entry: list) -> list[str]:

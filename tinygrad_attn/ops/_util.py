@@ -37,6 +37,13 @@ def normalize_axes(axis: Any, ndim: int, op: str, shape: tuple) -> tuple:
     return normalized
 
 
+def frozen(array: np.ndarray) -> np.ndarray:
+    """`array` made read-only: an intermediate an op saves, which nobody else holds, needs no
+    lock (saved.py); read-only, not even a debugging hand can change it behind the graph."""
+    array.setflags(write=False)
+    return array
+
+
 def expand_reduced(grad: np.ndarray, axes: tuple, keepdims: bool, shape: tuple) -> np.ndarray:
     """Spread the gradient of a reduction back over the input's shape (a new array: that is
     several times faster than NumPy's broadcast_to view at the sizes a step has most of)."""

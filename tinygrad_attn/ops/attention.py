@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..function import Function
+from ._util import frozen
 
 
 def causal_mask(length: int, source_length: int) -> np.ndarray:
@@ -49,7 +50,7 @@ class ScaledDotProductAttention(Function):
             total[total == 0] = 1
         weights /= total  # (..., L, S)
         ctx.scale = scale
-        ctx.save_for_backward(q, k, v, weights)
+        ctx.save_for_backward(q, k, v, frozen(weights))
         return weights @ v  # (..., L, Ev)
 
     @staticmethod

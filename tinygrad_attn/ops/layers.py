@@ -19,18 +19,13 @@ import numpy as np
 
 from ..function import Function
 from ..state import is_grad_enabled
+from ._util import frozen as _frozen
 from .elementwise import _erf
 
 _SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
 _INV_SQRT_2 = 1 / math.sqrt(2)
 _INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
 _GELU_CUBIC = 0.044715
-
-
-def _frozen(array: np.ndarray) -> np.ndarray:
-    """`array` made read-only: a saved intermediate nobody else holds needs no lock."""
-    array.setflags(write=False)
-    return array
 
 
 def _row_sums(a: np.ndarray, scale: float = 1.0) -> np.ndarray:
