@@ -37,11 +37,10 @@ def backward_steps(root: Any, gradient: Any = None, retain_graph: bool = False) 
     while ready:
         node = heapq.heappop(ready)[1]  # largest number left: all its consumers have run
         grad_out = grads.pop(node)
-        if node.has_hooks or observers.active:
-            grad_out, grad_inputs = watched_backward(node, grad_out)  # hooks, anomaly checks
-        else:
-            grad_inputs = node.backward(node, grad_out)  # the op's calculus: one per input
-        grad_inputs = hand_out(node, grad_inputs, grads, ready)
+        if node.has_hooks or observers.active:  # hooks, anomaly checks: see watched_backward
+            grad_out, grad_inputs = watched_backward(node, grad_out, grads, ready)
+        else:  # the op's calculus (one gradient per input), each handed to its input
+            grad_inputs = hand_out(node, node.backward(node, grad_out), grads, ready)
         yield BackwardStep((next(index), node, grad_out, grad_inputs))
         release(node)  # free what it saved (the structure stays for drawing)
     finish(grads)
@@ -125,22 +124,19 @@ class BackwardStep(tuple):
 # ------------------------------------------------------------------- helpers of the loop
 def start(root: Any, gradient: Any) -> tuple[dict, list]:
     """The gradient of the root, waiting at its node (a leaf root takes it directly)."""
-    grad_root = root_gradient(root, gradient)
-    grads: dict = {}
-    ready: list = []
-    if root.grad_fn is None:
-        accumulate(root, grad_root, grads, ready, None)
-    elif root.grad_fn.released:
+    grad_root, node = root_gradient(root, gradient), root.grad_fn
+    if node is None:  # a leaf: it takes the gradient (its hooks see it in `finish`)
+        grads: dict = {}
+        accumulate(root, grad_root, grads, [], None)
+        return grads, []
+    if node.released:
         raise RuntimeError(
             f"backward(): the graph was already released by an earlier backward() (reached "
-            f"{root.grad_fn.name}, output shape {root.grad_fn.output_shape}). Pass "
-            "retain_graph=True to the first backward() to run backward through the same graph "
-            "twice, or recompute the forward pass."
+            f"{node.name}, output shape {node.output_shape}). Pass retain_graph=True to the "
+            "first backward() to run backward through the same graph twice, or recompute the "
+            "forward pass."
         )
-    else:
-        grads[root.grad_fn] = grad_root
-        ready.append((-root.grad_fn.sequence, root.grad_fn))
-    return grads, ready
+    return {node: grad_root}, [(-node.sequence, node)]
 
 
 def keep(node: Function) -> None:
@@ -157,10 +153,11 @@ def finish(grads: dict) -> None:
         add_to_grad(leaf, grad)
 
 
-def watched_backward(node: Function, grad_out: np.ndarray) -> tuple:
-    """The op's backward, with what watches it: hooks on the node's output and `retain_grad`
-    first, then observers before and after (after: before anything is accumulated, so a check
-    that raises leaves every `.grad` untouched). Returns (grad_out, grad_inputs)."""
+def watched_backward(node: Function, grad_out: np.ndarray, grads: dict, ready: list) -> tuple:
+    """The op's backward and `hand_out`, with what watches them: hooks on the node's output and
+    `retain_grad` first, then observers before and after the backward (after: before anything
+    is handed out, so a check that raises leaves every `.grad` untouched). Returns (grad_out,
+    grad_inputs) as the loop has them."""
     for hook in node.output_hooks:
         hooked = hook(grad_out)
         if hooked is not None:
@@ -173,7 +170,7 @@ def watched_backward(node: Function, grad_out: np.ndarray) -> tuple:
     returned = grad_inputs if grad_inputs.__class__ is tuple else (grad_inputs,)
     for callback in observers.on_backward:
         callback(node, grad_out, returned)
-    return grad_out, grad_inputs
+    return grad_out, hand_out(node, grad_inputs, grads, ready)
 
 
 def checked_hook_result(hooked: Any, grad: np.ndarray, hook: Any, where: str) -> np.ndarray:
@@ -254,6 +251,8 @@ def _made_by(root: Any) -> str:
 
 def root_gradient(root: Any, gradient: Any) -> np.ndarray:
     """The gradient backward starts from: ones for a one-element root, else `gradient`."""
+    if gradient is None and root.requires_grad and root._data.size == 1:  # loss.backward()
+        return np.ones(root._data.shape, dtype=root._data.dtype)
     if not root.requires_grad:
         raise RuntimeError(
             f"backward(): this tensor (shape {root.shape}) does not require grad and has no "

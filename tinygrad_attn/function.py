@@ -212,7 +212,7 @@ class Function:
         """Free the arrays this node saved; its structure (parents, shapes, names) stays."""
         self._saved = None
         if "_lock_ref" in self.__dict__:
-            saved.unlock_saved(self)
+            saved.unlock_saved(self.__dict__.pop("_lock_ref"))
 
     def __repr__(self) -> str:
         if not self.recorded:

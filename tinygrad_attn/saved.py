@@ -118,9 +118,8 @@ def settle_view(out: np.ndarray, inputs: tuple, op: type) -> bool:
     return False
 
 
-def unlock_saved(node: Any) -> None:
-    """Give back what `node` locked (it is being released by backward)."""
-    ref = node.__dict__.pop("_lock_ref")
+def unlock_saved(ref: _Hold) -> None:
+    """Give back a node's hold (`node._lock_ref`: the node is being released by backward)."""
     with _table_lock:
         _unlock(ref)
     if _collected:
