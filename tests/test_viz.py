@@ -352,11 +352,13 @@ def test_saved_arrays_and_their_size(rng):
 def test_creation_site_is_the_tooltip(rng):
     set_creation_site_finder(lambda: "my_model.py:42")
     observers.record_sites += 1
+    observers.update()  # (the contract: `active` is recomputed after a change)
     try:
         x = Tensor(rng.standard_normal(3), requires_grad=True)
         y = x.tanh().sum()
     finally:
         observers.record_sites -= 1
+        observers.update()
         set_creation_site_finder(lambda: None)
     dot = Dot(to_dot(y, **PLUMBING))
     assert "my_model.py:42" in dot.nodes[dot.node_of("Tanh")]["tooltip"]

@@ -169,13 +169,10 @@ class Function:
                 saved.lock_saved(ctx, ctx._saved, inputs)  # what the user may write: saved.py
             if observers.scope:
                 ctx.scope = observers.scope[-1]
-            if observers.record_sites:
-                ctx.creation_site = observers.site_finder()
             result.requires_grad = True
             result.grad_fn = ctx
-        if observers.active:
-            for callback in observers.on_forward:
-                callback(ctx, inputs, result)
+        if observers.active:  # anomaly mode, op logging, value recording: one flag when off
+            _observe(ctx, inputs, result)
         return result
 
     @_FrameworkProperty
@@ -219,6 +216,14 @@ class Function:
             return f"<{self.name} (not recorded)>"
         shapes = ", ".join(str(tuple(t.shape)) for t in self.inputs)
         return f"<{self.name} node: ({shapes}) -> {tuple(self.output_shape)}>"
+
+
+def _observe(ctx: Function, inputs: tuple, result: Tensor) -> None:
+    """What debugging tools asked for at each forward: the creation site, then callbacks."""
+    if observers.record_sites and ctx.recorded:
+        ctx.creation_site = observers.site_finder()
+    for callback in observers.on_forward:
+        callback(ctx, inputs, result)
 
 
 def _as_result(op: type, out: Any) -> np.ndarray:

@@ -81,12 +81,13 @@ def lock_saved(node: Any, arrays: tuple, inputs: tuple) -> None:
     exposed = {id(_owner(t._data)) for t in inputs if t._exposed}  # memory the user may hold
     held = []  # what this node holds a lock on: each array and the memory it views, owner first
     for array in arrays:
-        if array.__class__ is not np.ndarray:
-            continue
-        owner = array if array.base is None else _owner(array)
-        if id(owner) in exposed or user_op:
-            memory = (array,) if owner is array else (owner, array)
-            held += [t for t in memory if t.flags.writeable or id(t) in _locked]
+        if array.__class__ is not np.ndarray or not (user_op or id(_owner(array)) in exposed):
+            continue  # (not an array, or not memory the user may hold)
+        if array.base is None:  # the common case: the array owns its memory
+            if array.flags.writeable or id(array) in _locked:
+                held.append(array)
+        else:
+            held += [t for t in (_owner(array), array) if t.flags.writeable or id(t) in _locked]
     if not held:
         return
     ref = _Hold(node, _node_collected)  # the node's hold: in the table's entries and on the node

@@ -46,10 +46,10 @@ class MatMul(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        _check_shapes(a, b)
         try:
             out = _fold(a, b)
         except ValueError:
+            _check_shapes(a, b)  # raises the readable error, else the batch axes are at fault
             raise ValueError(
                 f"MatMul: the batch axes of {a.shape} @ {b.shape} (all but the last two) do "
                 "not broadcast; they must be equal or 1"
