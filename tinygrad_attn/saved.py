@@ -81,8 +81,10 @@ def lock_saved(node: Any, arrays: tuple, inputs: tuple) -> None:
     exposed = {id(_owner(t._data)) for t in inputs if t._exposed}  # memory the user may hold
     held = []  # what this node holds a lock on: each array and the memory it views, owner first
     for array in arrays:
-        if array.__class__ is not np.ndarray or not (user_op or id(_owner(array)) in exposed):
-            continue  # (not an array, or not memory the user may hold)
+        if array.__class__ is not np.ndarray:
+            continue
+        if not (user_op or id(array if array.base is None else _owner(array)) in exposed):
+            continue  # not memory the user may hold
         if array.base is None:  # the common case: the array owns its memory
             if array.flags.writeable or id(array) in _locked:
                 held.append(array)
