@@ -240,8 +240,9 @@ def _as_result(op: type, out: Any) -> np.ndarray:
 
 
 def _explain_broadcast(op: type, arrays: list, error: ValueError) -> None:
-    r"""Raise the readable error when `error` is NumPy's "could not be broadcast" for inputs
-    whose shapes do not broadcast (ops.\_util words it, naming the op and the shapes)."""
+    """Raise the readable error when `error` is NumPy's "could not be broadcast" for inputs
+    whose shapes do not broadcast (`broadcast_shape` in ops/_util.py words it: the op and the
+    shapes)."""
     if "could not be broadcast" in str(error) and len(arrays) > 1:
         from .ops._util import broadcast_shape  # (ops import this module: not at the top)
 

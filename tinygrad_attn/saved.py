@@ -109,13 +109,14 @@ def lock_saved(node: Any, arrays: tuple, inputs: tuple) -> None:
 
 def settle_view(out: np.ndarray, inputs: tuple, op: type) -> bool:
     """For an op's result that is a view: whether it shares memory the user may hold (it then
-    inherits the input's `_exposed`). A view of a buffer the op made itself (`_fold`'s reshape)
-    makes that buffer read-only too, so the result is read-only through and through."""
+    inherits the input's `_exposed`). A view of a buffer the op made itself (a reshape of a
+    product it computed) makes that buffer read-only too, so the result is read-only through
+    and through; a user's op may return a view of any array of theirs: it counts as exposed."""
     owner = _owner(out)
     for t in inputs:
         if _owner(t._data) is owner:
             return t._exposed
-    if op._checks_fields:  # a user's forward may return a view of any array of theirs
+    if op._checks_fields:
         return True
     owner.setflags(write=False)
     return False
