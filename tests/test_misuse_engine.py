@@ -238,3 +238,22 @@ def test_nn_dropout_accepts_p_one_as_pytorch_does():
         nn.Dropout(1.5)
     with pytest.raises(TypeError, match="number"):
         nn.Dropout("0.1")
+
+
+# ------------------------------------------- gradients that cannot be real: refused, not cast
+def test_requires_grad_set_by_hand_on_an_integer_tensor_is_refused_at_backward():
+    x = Tensor(np.array([1, 2, 3]))
+    x.requires_grad = True  # (requires_grad_() and the constructors refuse this at once)
+    loss = (x * 1.5).sum()
+    with pytest.raises(TypeError, match=r"input 0 of Mul requires grad but has dtype int64"):
+        loss.backward()
+    assert x.grad is None  # not [1, 1, 1]: the rounded gradient never reaches .grad
+
+
+def test_a_complex_grad_assigned_by_hand_is_refused():
+    w = Tensor(np.array([1.0, 2.0]), requires_grad=True)
+    with pytest.raises(TypeError, match=r"dtype complex128 is not real numbers"):
+        w.grad = np.array([1 + 2j, 3j])
+    assert w.grad is None
+    w.grad = np.array([1, 2])  # integers are real: cast to the tensor's dtype
+    assert w.grad.dtype == np.float64
