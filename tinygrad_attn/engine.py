@@ -213,14 +213,16 @@ def fit(grad: Any, parent: Any, node: Function) -> np.ndarray:
     if grad.shape != shape:
         grad = sum_to_shape(grad, shape, node, parent)
     if grad.dtype != dtype:
-        if dtype.kind != "f":  # `t.requires_grad = True` on an integer tensor (nothing checks it)
-            raise TypeError(
-                f"backward(): input {_position(node, parent)} of {node.name} requires grad but "
-                f"has dtype {dtype}, so its gradient would be rounded to integers. Only float "
-                "tensors can require grad: make it one first (Tensor(data, dtype=np.float32))."
-            )
-        grad = grad.astype(dtype)
+        grad = grad.astype(dtype) if dtype.kind == "f" else _integer_input(parent, node)
     return grad
+
+
+def _integer_input(parent: Any, node: Function) -> np.ndarray:
+    """`t.requires_grad = True` set on an integer tensor (nothing checks it): refused."""
+    raise TypeError(
+        f"backward(): input {_position(node, parent)} of {node.name} requires grad but has dtype "
+        f"{parent.grad_like[1]}: its gradient would be rounded. Make it a float tensor first."
+    )
 
 
 def _position(node: Any, parent: Any) -> int:

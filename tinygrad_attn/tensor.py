@@ -162,10 +162,7 @@ class Tensor(InPlaceMixin, InteropMixin, TensorMethods):
         if value is not None:
             value = np.asarray(value)
             if value.dtype.kind not in "fiub":  # complex, text, objects: not a real gradient
-                raise TypeError(
-                    f"assigning .grad: dtype {value.dtype} is not real numbers; a gradient "
-                    f"is a float array of the tensor's shape {self.data.shape}"
-                )
+                raise TypeError(f"assigning .grad: dtype {value.dtype} is not real numbers")
             if value.shape != self.data.shape:
                 raise ValueError(
                     f"assigning .grad: shape {value.shape} does not match the tensor's shape "
