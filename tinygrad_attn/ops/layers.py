@@ -145,23 +145,27 @@ class GELU(Function):
         # no_grad: backward is then one multiply, and the slope is the only array saved.
         square = _square(x)  # (x.shape)
         if approximate == "tanh":
+            # Three arrays in all (out, the slope and one buffer), no temporaries: a fresh
+            # array of a step's size costs more than the arithmetic (the allocator's pages).
             gate = np.multiply(square, _GELU_CUBIC, out=np.empty_like(x))  # (x.shape), 0-d too
             gate += 1
             gate *= x
             gate *= _SQRT_2_OVER_PI  # c (x + 0.044715 x^3)
             np.tanh(gate, out=gate)  # t
-            out = gate + 1
-            out *= x
-            out *= 0.5
-            if is_grad_enabled():
+            gate += 1  # u = 1 + t
+            out = np.multiply(gate, x, out=np.empty_like(x))
+            out *= 0.5  # x (1 + t) / 2
+            if is_grad_enabled():  # dx = u/2 (1 + a (1 - t)), a = c x (1 + 3 * 0.044715 x^2)
                 slope = square
                 slope *= 3 * _GELU_CUBIC
                 slope += 1
                 slope *= x
-                slope *= _SQRT_2_OVER_PI  # c x (1 + 3 * 0.044715 x^2)
-                slope *= 1 - gate * gate
-                slope += gate
-                slope += 1
+                slope *= _SQRT_2_OVER_PI  # a
+                gate -= 2  # t - 1
+                slope *= gate  # -a (1 - t)
+                np.subtract(1, slope, out=slope)  # 1 + a (1 - t)
+                gate += 2  # u again
+                slope *= gate
                 slope *= 0.5
                 ctx.save_for_backward(_frozen(slope))
         elif approximate == "none":
