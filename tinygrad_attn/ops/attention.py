@@ -18,6 +18,11 @@ def causal_mask(length: int, source_length: int) -> np.ndarray:
     return np.tri(length, source_length, dtype=bool)
 
 
+def _fits(mask: np.ndarray, scores: np.ndarray) -> bool:
+    """Whether `mask` broadcasts to the scores' shape (so the scores can take it in place)."""
+    return np.broadcast_shapes(mask.shape, scores.shape) == scores.shape
+
+
 class ScaledDotProductAttention(Function):
     """out = P @ v with P = softmax(scale * q @ k^T (+ mask));
     dv = P^T @ dout,  dP = dout @ v^T,  dS = P * (dP - sum(dP * P)),
@@ -32,9 +37,13 @@ class ScaledDotProductAttention(Function):
             allowed = causal_mask(q.shape[-2], k.shape[-2])  # (L, S)
         elif mask and mask[0].dtype == np.bool_:
             allowed = mask[0]  # (..., L, S), True = may attend
+        elif mask and mask[0].dtype == scores.dtype and _fits(mask[0], scores):
+            scores += mask[0]  # a float mask is added to the scores (here in place)
         elif mask:
-            scores = scores + mask[0]  # a float mask is added to the scores
-        if allowed is not None:
+            scores = scores + mask[0]
+        if allowed is not None and _fits(allowed, scores):
+            np.copyto(scores, -np.inf, where=~allowed)  # (in place: no new array of scores)
+        elif allowed is not None:  # a mask with more batch axes than the scores
             scores = np.where(allowed, scores, -np.inf)
         masked = bool(mask) or is_causal
         # Softmax with the row max subtracted. With a mask, a row with every key masked has
@@ -45,7 +54,7 @@ class ScaledDotProductAttention(Function):
         weights = scores
         weights -= row_max
         np.exp(weights, out=weights)
-        total = weights.sum(axis=-1, keepdims=True)
+        total = (weights @ np.ones(weights.shape[-1], weights.dtype))[..., None]  # row sums
         if masked:
             total[total == 0] = 1
         weights /= total  # (..., L, S)
@@ -59,7 +68,7 @@ class ScaledDotProductAttention(Function):
         grad_v = weights.swapaxes(-1, -2) @ grad_out  # (..., S, Ev)
         grad_weights = grad_out @ v.swapaxes(-1, -2)  # (..., L, S)
         grad_scores = grad_weights
-        grad_scores -= (grad_weights * weights).sum(axis=-1, keepdims=True)
+        grad_scores -= np.einsum("...s,...s->...", grad_weights, weights)[..., None]
         grad_scores *= weights  # softmax backward, in place on a fresh array
         masked = len(ctx.parents) == 4 and ctx.needs_input_grad[3]
         grad_mask = grad_scores.copy() if masked else None
