@@ -120,3 +120,16 @@ def test_a_users_op_that_saves_a_global_array_locks_it():
     loss.backward()
     np.testing.assert_array_equal(x.grad, [1.0, 2.0, 3.0])
     table[0] = 10.0  # released: the user's array is theirs again
+
+
+def test_an_array_over_a_python_buffer_is_locked_and_given_back():
+    buffer = bytearray(32)
+    user = np.frombuffer(buffer, dtype=np.float64)  # its base is a memoryview, not an ndarray
+    w = _leaf([1.0, 2.0, 3.0, 4.0])
+    loss = (ta.from_numpy(user) * w).sum()
+    with pytest.raises(ValueError, match="read-only"):
+        user[0] = 5.0
+    loss.backward()
+    np.testing.assert_array_equal(w.grad, np.zeros(4))
+    user[0] = 5.0  # released: writable again
+    assert saved.saved_by(user) == []

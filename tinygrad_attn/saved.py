@@ -89,7 +89,7 @@ def lock_saved(node: Any, arrays: tuple, inputs: tuple) -> None:
             if array.flags.writeable or id(array) in _locked:
                 held.append(array)
         else:
-            held += [t for t in (_owner(array), array) if t.flags.writeable or id(t) in _locked]
+            held += [t for t in _memory_of(array)[::-1] if t.flags.writeable or id(t) in _locked]
     if not held:
         return
     ref = _Hold(node, _node_collected)  # the node's hold: in the table's entries and on the node
@@ -168,9 +168,10 @@ def _free(array: np.ndarray) -> None:
     del _locked[id(array)]
     if array.base is None and not _waiting:  # the common case: an array that owns its memory
         return array.setflags(write=True)
-    if array.base is not None and not _owner(array).flags.writeable:
-        if id(_owner(array)) in _locked:  # another live node still holds the memory
-            _waiting.setdefault(id(_owner(array)), []).append(array)
+    owner = _owner(array)
+    if owner is not array and not owner.flags.writeable:
+        if id(owner) in _locked:  # another live node still holds the memory
+            _waiting.setdefault(id(owner), []).append(array)
         return None  # (an owner someone else made read-only keeps its views read-only too)
     array.setflags(write=True)
     for view in _waiting.pop(id(array), ()):
