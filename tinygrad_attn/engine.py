@@ -21,7 +21,7 @@ import heapq
 import itertools
 import operator
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -217,7 +217,7 @@ def fit(grad: Any, parent: Any, node: Function) -> np.ndarray:
     return grad
 
 
-def _integer_input(parent: Any, node: Function) -> np.ndarray:
+def _integer_input(parent: Any, node: Function) -> NoReturn:
     """`t.requires_grad = True` set on an integer tensor (nothing checks it): refused."""
     raise TypeError(
         f"backward(): input {_position(node, parent)} of {node.name} requires grad but has dtype "

@@ -44,6 +44,12 @@ def frozen(array: np.ndarray) -> np.ndarray:
     return array
 
 
+def row_sums(a: np.ndarray, scale: float = 1.0) -> np.ndarray:
+    """scale * a.sum(axis=-1), as a product with a vector: BLAS does it several times faster
+    than NumPy's reduction over short rows. Shape: `a`'s without its last axis."""
+    return a @ np.full(a.shape[-1], scale, dtype=a.dtype)
+
+
 def expand_reduced(grad: np.ndarray, axes: tuple, keepdims: bool, shape: tuple) -> np.ndarray:
     """Spread the gradient of a reduction back over the input's shape (a new array: that is
     several times faster than NumPy's broadcast_to view at the sizes a step has most of)."""

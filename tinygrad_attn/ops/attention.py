@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..function import Function
-from ._util import frozen
+from ._util import broadcast_shape, frozen, row_sums
 
 
 def causal_mask(length: int, source_length: int) -> np.ndarray:
@@ -19,8 +19,9 @@ def causal_mask(length: int, source_length: int) -> np.ndarray:
 
 
 def _fits(mask: np.ndarray, scores: np.ndarray) -> bool:
-    """Whether `mask` broadcasts to the scores' shape (so the scores can take it in place)."""
-    return np.broadcast_shapes(mask.shape, scores.shape) == scores.shape
+    """Whether `mask` broadcasts to the scores' shape, so the scores can take it in place (a
+    mask that does not broadcast at all is refused here, naming the op and both shapes)."""
+    return broadcast_shape("ScaledDotProductAttention", mask.shape, scores.shape) == scores.shape
 
 
 class ScaledDotProductAttention(Function):
@@ -54,7 +55,7 @@ class ScaledDotProductAttention(Function):
         weights = scores
         weights -= row_max
         np.exp(weights, out=weights)
-        total = (weights @ np.ones(weights.shape[-1], weights.dtype))[..., None]  # row sums
+        total = row_sums(weights)[..., None]
         if masked:
             total[total == 0] = 1
         weights /= total  # (..., L, S)

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..function import Function
 from ..state import get_default_dtype
+from ._util import broadcast_shape
 
 
 def float_input(a: np.ndarray) -> np.ndarray:
@@ -32,13 +33,7 @@ def compare(symbol: str, ufunc: np.ufunc, a: np.ndarray, other: object) -> np.nd
     try:
         return ufunc(a, b)
     except ValueError:
-        try:
-            np.broadcast_shapes(a.shape, b.shape)
-        except ValueError:
-            raise ValueError(
-                f"comparison {symbol}: shapes {a.shape} and {b.shape} do not broadcast. Trailing "
-                "axes must be equal or 1; reshape or unsqueeze one operand so they line up."
-            ) from None
+        broadcast_shape(f"comparison {symbol}", a.shape, b.shape)  # raises the readable error
         raise
 
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..function import Function
 from ..state import is_grad_enabled
-from ._util import frozen as _frozen
+from ._util import frozen, row_sums
 from .elementwise import _erf
 
 _SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
@@ -28,14 +28,8 @@ _INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
 _GELU_CUBIC = 0.044715
 
 
-def _row_sums(a: np.ndarray, scale: float = 1.0) -> np.ndarray:
-    """scale * a.sum(axis=1) of a 2-D array, as a matrix-vector product: BLAS does it several
-    times faster than NumPy's reduction over short rows."""
-    return a @ np.full(a.shape[1], scale, dtype=a.dtype)  # (N,)
-
-
 def _column_sums(a: np.ndarray) -> np.ndarray:
-    """a.sum(axis=0) of a 2-D array, as a vector-matrix product (see `_row_sums`)."""
+    """a.sum(axis=0) of a 2-D array, as a vector-matrix product (see `_util.row_sums`)."""
     return np.ones(a.shape[0], dtype=a.dtype) @ a  # (D,)
 
 
@@ -91,14 +85,14 @@ class LayerNorm(Function):
         if rows.dtype.kind != "f":
             rows = rows.astype(np.float64)
         width = rows.shape[1]
-        centred = rows - _row_sums(rows, 1 / width)[:, None]  # (N, D)
+        centred = rows - row_sums(rows, 1 / width)[:, None]  # (N, D)
         var = np.einsum("nd,nd->n", centred, centred)[:, None]  # (N, 1), times D
         var /= width
         var += eps
         inv_std = np.sqrt(var, out=var)  # (N, 1)
         np.divide(1, inv_std, out=inv_std)
         centred *= inv_std
-        x_hat = _frozen(centred)  # (N, D)
+        x_hat = frozen(centred)  # (N, D)
         weight = affine[0].reshape(-1) if has_weight else None  # (D,)
         bias = affine[-1].reshape(-1) if len(affine) > has_weight else None  # (D,)
         if weight is not None:
@@ -109,7 +103,7 @@ class LayerNorm(Function):
             out = x_hat + bias if bias is not None else x_hat.copy()  # (N, D)
         ctx.has_weight = has_weight
         ctx.features = features
-        ctx.save_for_backward(x_hat, _frozen(inv_std), *affine[:has_weight])
+        ctx.save_for_backward(x_hat, frozen(inv_std), *affine[:has_weight])
         return out.reshape(x.shape)  # (..., *features)
 
     @staticmethod
@@ -127,7 +121,7 @@ class LayerNorm(Function):
             g = grad_rows * weight[0].reshape(-1) if weight else grad_rows  # (N, D)
             projection = np.einsum("nd,nd->n", g, x_hat)[:, None]  # (N, 1), times D
             projection /= width
-            grad_x = g - _row_sums(g, 1 / width)[:, None]  # (N, D)
+            grad_x = g - row_sums(g, 1 / width)[:, None]  # (N, D)
             grad_x -= x_hat * projection
             grad_x *= inv_std
             grads[0] = grad_x.reshape(grad_out.shape)  # (..., *features)
@@ -167,7 +161,7 @@ class GELU(Function):
                 gate += 2  # u again
                 slope *= gate
                 slope *= 0.5
-                ctx.save_for_backward(_frozen(slope))
+                ctx.save_for_backward(frozen(slope))
         elif approximate == "none":
             # NumPy has no erf; math.erf per element is exact, which gradcheck needs.
             cdf = np.asarray(_erf(x * _INV_SQRT_2), dtype=x.dtype)
@@ -181,7 +175,7 @@ class GELU(Function):
                 slope *= _INV_SQRT_2PI
                 slope *= x  # x * phi(x)
                 slope += cdf
-                ctx.save_for_backward(_frozen(slope))
+                ctx.save_for_backward(frozen(slope))
         else:
             raise ValueError(f"GELU: approximate must be 'none' or 'tanh', got {approximate!r}")
         ctx.approximate = approximate
@@ -209,13 +203,13 @@ class CrossEntropy(Function):
         picked_labels = np.where(kept, labels, 0)  # (N,), any valid index where ignored
         shifted = rows - rows.max(axis=1, keepdims=True)  # (N, C), for a stable exp
         probs = np.exp(shifted)  # (N, C)
-        total = _row_sums(probs)[:, None]  # (N, 1)
+        total = row_sums(probs)[:, None]  # (N, 1)
         probs /= total
         log_total = np.log(total)  # (N, 1)
         picked = shifted[np.arange(labels.size), picked_labels] - log_total[:, 0]  # (N,)
         loss = -picked
         if label_smoothing:
-            mean_log_prob = _row_sums(shifted, 1 / classes) - log_total[:, 0]  # (N,)
+            mean_log_prob = row_sums(shifted, 1 / classes) - log_total[:, 0]  # (N,)
             loss *= 1 - label_smoothing
             loss -= label_smoothing * mean_log_prob
         loss *= kept
@@ -224,7 +218,7 @@ class CrossEntropy(Function):
         ctx.ignore_index = ignore_index
         ctx.label_smoothing = label_smoothing
         ctx.reduction = reduction
-        ctx.save_for_backward(_frozen(probs), _frozen(picked_labels), _frozen(kept))
+        ctx.save_for_backward(frozen(probs), frozen(picked_labels), frozen(kept))
         if reduction == "none":
             return loss.reshape(np.shape(target))  # target's shape
         out = loss.sum(dtype=logits.dtype)
