@@ -133,11 +133,15 @@ class Function:
     @classmethod
     def apply(cls, *inputs: Any, **params: Any) -> Tensor:
         """Run `forward` on the inputs' arrays; record a node if any input requires grad."""
+        arrays, needs, parents, exposed = [], [], [], False  # one pass (a loop: cheapest here)
         try:
-            arrays = [t._data for t in inputs]  # (`.data` is a checking property: inplace.py)
+            for t in inputs:
+                arrays.append(t._data)  # (`.data` is a checking property: inplace.py)
+                needs.append(t.requires_grad)
+                parents.append(t.grad_fn or t)  # the node that made it, or the leaf itself
+                exposed = exposed or t._exposed  # the user may hold its memory: saved.py
         except AttributeError:  # a user's op may pass Python numbers or ndarrays
-            inputs = tuple(_tensor.as_constant(t) for t in inputs)
-            arrays = [t._data for t in inputs]
+            return cls.apply(*[_tensor.as_constant(t) for t in inputs], **params)
         ctx = cls.__new__(cls)
         try:
             out = cls.forward(ctx, *arrays, **params)
@@ -153,19 +157,17 @@ class Function:
         out.setflags(write=False)  # op results are read-only from birth: see saved.py
         result = _tensor.Tensor.__new__(_tensor.Tensor)
         result._data = out
-        # Whether the user may hold the result's memory (a view of a leaf's data): saved.py.
-        result._exposed = out.base is not None and saved.settle_view(out, inputs, cls)
-        needs = [t.requires_grad for t in inputs]  # (a list comprehension: cheapest here)
+        result._exposed = out.base is not None and saved.settle_view(out, inputs, cls)  # saved.py
         if True in needs and grad_mode.enabled:  # make ctx a node, linked to parents and output
             if cls._checks_fields and not FRAMEWORK_FIELDS.isdisjoint(ctx.__dict__):
                 name = sorted(FRAMEWORK_FIELDS.intersection(ctx.__dict__))[0]
                 raise AttributeError(_reserved_message(ctx, name))
-            ctx.parents = tuple([t.grad_fn or t for t in inputs])
+            ctx.parents = tuple(parents)
             ctx.needs_input_grad = tuple(needs)
             ctx.sequence = next(_sequence)
             ctx.output_ref = weakref.ref(result)
             ctx.grad_like = (out.shape, out.dtype)
-            if ctx._saved and (cls._checks_fields or True in [t._exposed for t in inputs]):
+            if ctx._saved and (exposed or cls._checks_fields):
                 saved.lock_saved(ctx, ctx._saved, inputs)  # what the user may write: saved.py
             if observers.scope:
                 ctx.scope = observers.scope[-1]

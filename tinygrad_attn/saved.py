@@ -57,6 +57,11 @@ def _owner(array: np.ndarray) -> np.ndarray:
     return array
 
 
+def _owner_id(array: np.ndarray) -> int:
+    """id() of the array that owns `array`'s memory (the common case, an owner, first)."""
+    return id(array) if array.base is None else id(_owner(array))
+
+
 def _memory_of(array: np.ndarray) -> tuple:
     """The array and, if it is a view, the array that owns its memory."""
     owner = _owner(array)
@@ -78,12 +83,12 @@ def lock_saved(node: Any, arrays: tuple, inputs: tuple) -> None:
     calls this only when an input is exposed; a user's op may save any array of theirs, so for
     one every writable array it saved is locked."""
     user_op = node._checks_fields
-    exposed = {id(_owner(t._data)) for t in inputs if t._exposed}  # memory the user may hold
+    exposed = [_owner_id(t._data) for t in inputs if t._exposed]  # memory the user may hold
     held = []  # what this node holds a lock on: each array and the memory it views, owner first
     for array in arrays:
         if array.__class__ is not np.ndarray:
             continue
-        if not (user_op or id(array if array.base is None else _owner(array)) in exposed):
+        if not (user_op or _owner_id(array) in exposed):
             continue  # not memory the user may hold
         if array.base is None:  # the common case: the array owns its memory
             if array.flags.writeable or id(array) in _locked:
@@ -159,15 +164,19 @@ def _unlock(ref: _Hold) -> None:
     for target in targets:  # owners first: see _waiting
         holders = _locked[id(target)][1]
         holders.remove(ref)
-        if not holders:
+        if holders:
+            continue
+        if target.base is None and not _waiting:  # the common case: an array that owns its memory
+            del _locked[id(target)]
+            target.setflags(write=True)
+        else:
             _free(target)
 
 
 def _free(array: np.ndarray) -> None:
-    """The last holder let go: make it writable again (a view waits for its owner)."""
+    """The last holder let go of a view, or of an array a view waits for: make it writable
+    again (a view waits for its owner)."""
     del _locked[id(array)]
-    if array.base is None and not _waiting:  # the common case: an array that owns its memory
-        return array.setflags(write=True)
     owner = _owner(array)
     if owner is not array and not owner.flags.writeable:
         if id(owner) in _locked:  # another live node still holds the memory
