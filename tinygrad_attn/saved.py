@@ -163,7 +163,10 @@ def _unlock(ref: _Hold) -> None:
     targets, ref.held = ref.held, ()  # (once: a released node may be collected later)
     for target in targets:  # owners first: see _waiting
         holders = _locked[id(target)][1]
-        holders.remove(ref)
+        if holders[-1] is ref:  # backward releases the newest node first: constant time
+            holders.pop()
+        else:
+            holders.remove(ref)
         if holders:
             continue
         if target.base is None and not _waiting:  # the common case: an array that owns its memory

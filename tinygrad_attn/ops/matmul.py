@@ -27,8 +27,10 @@ def _check_shapes(a: np.ndarray, b: np.ndarray) -> None:
 
 
 def _rows(a: np.ndarray) -> np.ndarray:
-    """(..., K) -> (rows, K); written out, not -1, which NumPy cannot infer when K is 0."""
-    return a.reshape(math.prod(a.shape[:-1]), a.shape[-1])
+    """(..., K) -> (rows, K). The row count is written out only when K is 0: NumPy cannot
+    infer -1 then."""
+    k = a.shape[-1]
+    return a.reshape(-1, k) if k else a.reshape(math.prod(a.shape[:-1]), 0)
 
 
 def _fold(a: np.ndarray, b: np.ndarray) -> np.ndarray:
