@@ -57,11 +57,6 @@ def _owner(array: np.ndarray) -> np.ndarray:
     return array
 
 
-def _owner_id(array: np.ndarray) -> int:
-    """id() of the array that owns `array`'s memory (the common case, an owner, first)."""
-    return id(array) if array.base is None else id(_owner(array))
-
-
 def _memory_of(array: np.ndarray) -> tuple:
     """The array and, if it is a view, the array that owns its memory."""
     owner = _owner(array)
@@ -83,12 +78,12 @@ def lock_saved(node: Any, arrays: tuple, inputs: tuple) -> None:
     calls this only when an input is exposed; a user's op may save any array of theirs, so for
     one every writable array it saved is locked."""
     user_op = node._checks_fields
-    exposed = [_owner_id(t._data) for t in inputs if t._exposed]  # memory the user may hold
+    exposed = [id(_owner(t._data)) for t in inputs if t._exposed]  # memory the user may hold
     held = []  # what this node holds a lock on: each array and the memory it views, owner first
     for array in arrays:
         if array.__class__ is not np.ndarray:
             continue
-        if not (user_op or _owner_id(array) in exposed):
+        if not (user_op or id(array if array.base is None else _owner(array)) in exposed):
             continue  # not memory the user may hold
         if array.base is None:  # the common case: the array owns its memory
             if array.flags.writeable or id(array) in _locked:
@@ -163,16 +158,11 @@ def _unlock(ref: _Hold) -> None:
     targets, ref.held = ref.held, ()  # (once: a released node may be collected later)
     for target in targets:  # owners first: see _waiting
         holders = _locked[id(target)][1]
-        if holders[-1] is ref:  # backward releases the newest node first: constant time
-            holders.pop()
-        else:
-            holders.remove(ref)
-        if holders:
-            continue
-        if target.base is None and not _waiting:  # the common case: an array that owns its memory
+        holders.pop() if holders[-1] is ref else holders.remove(ref)  # (newest first: O(1))
+        if not holders and target.base is None and not _waiting:  # an array owning its memory
             del _locked[id(target)]
             target.setflags(write=True)
-        else:
+        elif not holders:
             _free(target)
 
 
