@@ -54,3 +54,21 @@ def test_float32_forward_and_backward_stay_float32(sample):
         assert leaf.grad is not None
         assert leaf.grad.dtype == np.float32
         assert leaf.grad.shape == leaf.shape
+
+
+@op_table
+def test_every_array_a_node_saved_is_read_only_until_backward(sample):
+    """What the graph saved cannot be changed by hand (`node.saved_tensors[0][...] = 0`) before
+    backward reads it: op results and the user's arrays are locked (saved.py); an op's own
+    intermediates (a mask of maxima, centred values) are made read-only by the op."""
+    from tinygrad_attn.engine import graph_order
+
+    out = sample.call(*sample.inputs())
+    nodes = graph_order([out.grad_fn]) if out.grad_fn is not None else []
+    writable = [
+        f"{node.name}.saved_tensors[{i}] {array.shape}"
+        for node in nodes
+        for i, array in enumerate(node.saved_tensors)
+        if isinstance(array, np.ndarray) and array.flags.writeable
+    ]
+    assert not writable, writable

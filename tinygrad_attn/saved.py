@@ -14,8 +14,9 @@ Which memory the user may hold is known per tensor, not searched for per array: 
 assigned or changed in place, and a view of any of these; an op's result that owns its memory
 (or views a buffer the op made, which `settle_view` makes read-only too) has it False. A node
 whose inputs are all unexposed locks nothing. What an op computes and saves for itself (the
-attention weights) is reachable only through `ctx.saved_tensors`; the fused ops make such
-buffers read-only (`ops._util.frozen`) at no bookkeeping cost.
+attention weights, a mask of maxima) is reachable only through `ctx.saved_tensors`; the op makes
+such buffers read-only (`ops._util.frozen`) at no bookkeeping cost, and tests/test_ops.py checks
+that no op table row leaves a saved array writable.
 
 The lock table (`_locked`) maps id(array) -> the holders of that lock, one per node, each
 knowing the op's name and the tensor's name, so `saved_by(array)` and the note added to NumPy's

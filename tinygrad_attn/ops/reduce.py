@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 from ..function import Function
-from ._util import expand_reduced, normalize_axes
+from ._util import expand_reduced, frozen, normalize_axes
 from .elementwise import float_input
 
 
@@ -69,7 +69,7 @@ class Max(Function):
         is_max = a == out  # (shape of a), True at every tied maximum
         if a.dtype.kind == "f" and np.isnan(out).any():
             is_max |= np.isnan(a)  # NaN is the max of its row, and gets its gradient (PyTorch)
-        ctx.save_for_backward(is_max, is_max.sum(axis=ctx.axes, keepdims=True))
+        ctx.save_for_backward(frozen(is_max), frozen(is_max.sum(axis=ctx.axes, keepdims=True)))
         return out if keepdims else np.squeeze(out, axis=ctx.axes)
 
     @staticmethod
@@ -102,7 +102,7 @@ class Var(Function):
                 stacklevel=4,  # the caller of x.var(...)
             )
         centered = a - a.mean(axis=ctx.axes, keepdims=True)
-        ctx.save_for_backward(centered)
+        ctx.save_for_backward(frozen(centered))
         total = np.sum(centered * centered, axis=ctx.axes, keepdims=keepdims)
         if ctx.divisor:
             return total / ctx.divisor

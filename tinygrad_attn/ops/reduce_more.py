@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..function import Function
-from ._util import expand_reduced, normalize_axes, normalize_axis
+from ._util import expand_reduced, frozen, normalize_axes, normalize_axis
 
 
 class Min(Function):
@@ -19,7 +19,7 @@ class Min(Function):
         ctx.keepdims = keepdims
         out = np.min(a, axis=ctx.axes, keepdims=True)
         is_min = a == out  # (shape of a), True at every tied minimum
-        ctx.save_for_backward(is_min, is_min.sum(axis=ctx.axes, keepdims=True))
+        ctx.save_for_backward(frozen(is_min), frozen(is_min.sum(axis=ctx.axes, keepdims=True)))
         return out if keepdims else np.squeeze(out, axis=ctx.axes)
 
     @staticmethod

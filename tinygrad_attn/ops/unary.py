@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..function import Function
+from ._util import frozen
 
 
 class Sin(Function):
@@ -80,7 +81,7 @@ class Clip(Function):
             inside &= a >= low
         if high is not None:
             inside &= a <= high
-        ctx.save_for_backward(inside)
+        ctx.save_for_backward(frozen(inside))
         return np.clip(a, low, high).astype(a.dtype, copy=False)
 
     @staticmethod
@@ -163,7 +164,7 @@ class Softplus(Function):
     @staticmethod
     def forward(ctx, a, beta=1.0, threshold=20.0):
         scaled = a * beta
-        ctx.save_for_backward(scaled)
+        ctx.save_for_backward(frozen(scaled))
         ctx.threshold = threshold
         # log(1 + exp(z)) = max(z, 0) + log1p(exp(-|z|)): no overflow for large z.
         smooth = (np.maximum(scaled, 0) + np.log1p(np.exp(-np.abs(scaled)))) / beta
