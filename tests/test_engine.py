@@ -255,3 +255,31 @@ def test_graph_dropped_without_backward_unlocks(rng):
     gc.collect()
     x.data[0] = 1.0
     assert x.data[0] == 1.0
+
+
+def test_backward_from_a_leaf_gives_it_the_gradient_and_its_hooks_see_it(rng):
+    x = leaf(rng, 1)
+    x.backward()
+    x.backward()  # a second pass adds, as for any leaf
+    np.testing.assert_array_equal(x.grad, [2.0])
+    seen = []
+    w = leaf(rng, 2)
+    w.register_hook(lambda g: seen.append(g.copy()) or g * 3)
+    w.backward(np.array([1.0, 2.0]))
+    np.testing.assert_array_equal(seen[0], [1.0, 2.0])
+    np.testing.assert_array_equal(w.grad, [3.0, 6.0])
+
+
+def test_a_step_keeps_what_the_op_returned_and_gives_what_each_input_received(rng):
+    a, b = leaf(rng, 2, 3), leaf(rng, 3)
+    c = Tensor(rng.standard_normal((2, 3)))  # a constant: no gradient flows to it
+    loss = ((a + b) * c).sum()
+    steps = {step.op: step for step in loss.backward_steps()}
+    add, mul = steps["Add"], steps["Mul"]
+    assert [g.shape for g in add.returned] == [(2, 3), (2, 3)]  # the broadcast shape
+    assert [g.shape for g in add.grad_inputs] == [(2, 3), (3,)]  # each input's own shape
+    np.testing.assert_allclose(add.grad_inputs[1], add.returned[1].sum(axis=0))
+    np.testing.assert_allclose(add.grad_inputs[1], b.grad)
+    assert mul.grad_inputs[1] is None  # the constant received nothing
+    index, node, grad_output, returned = add  # still the tuple it always was
+    assert node is add.node and returned is add.returned and index == add.index

@@ -4,9 +4,9 @@
 the order nodes were made (function.py), so a node's number is larger than those of the nodes
 that made its inputs. The loop keeps the nodes that have received a gradient in a heap and always
 takes the one with the largest number: by then every node that used its output has run, so its
-gradient is complete. It calls the op's `backward` and hands each returned gradient to
-`accumulate`, which sums it to the input's shape (un-broadcasting) and adds it where it belongs:
-into a leaf's `.grad`, or to the gradient waiting at the node that made the input.
+gradient is complete. It calls the op's `backward` and hands the returned gradients to
+`accumulate`, which sums each to its input's shape (un-broadcasting) and adds it where it
+belongs: into a leaf's `.grad`, or to the gradient waiting at the node that made the input.
 `Tensor.backward()` just exhausts this generator, so stepping through it in a debugger, or
 `for step in loss.backward_steps()`, runs exactly the same code.
 
@@ -40,52 +40,54 @@ def backward_steps(root: Any, gradient: Any = None, retain_graph: bool = False) 
         if node.has_hooks or observers.active:  # hooks, anomaly checks: see watched_backward
             grad_out, grad_inputs = watched_backward(node, grad_out, grads, ready)
         else:  # the op's calculus (one gradient per input), each handed to its input
-            grad_inputs = hand_out(node, node.backward(node, grad_out), grads, ready)
+            grad_inputs = accumulate(node, node.backward(node, grad_out), grads, ready)
         yield BackwardStep((next(index), node, grad_out, grad_inputs))
         release(node)  # free what it saved (the structure stays for drawing)
     finish(grads)
 
 
-def hand_out(node: Function, grad_inputs: Any, grads: dict, ready: list) -> tuple:
-    """Give each input that needs one its gradient; returns them summed to the inputs' shapes."""
+def accumulate(node: Function, grad_inputs: Any, grads: dict, ready: list) -> tuple:
+    """THE place gradients add up. Each input of `node` that needs a gradient gets its entry of
+    `grad_inputs` (what `node.backward` returned), summed to the input's shape (un-broadcasting)
+    and cast to its dtype, then added where it belongs: to the gradient waiting at the node that
+    made the input (its first one puts that node on the heap), or to a leaf's `.grad`. Returns
+    `grad_inputs` as a tuple, one entry per input."""
     if grad_inputs.__class__ is not tuple or len(grad_inputs) != len(node.parents):
         grad_inputs = check_arity(node, grad_inputs)
-    todo = zip(node.parents, node.needs_input_grad, grad_inputs)
-    return tuple([accumulate(p, g, grads, ready, node) if n else None for p, n, g in todo])
-
-
-def accumulate(parent: Any, grad: Any, grads: dict, ready: list, node: Function) -> Any:
-    """THE place gradients add up. `parent` is where one of `node`'s inputs came from: the node
-    that made it (the gradient waits in `grads` until that node's turn) or a leaf tensor (it is
-    added to its `.grad`). `grad` is first summed to the input's shape (un-broadcasting) and cast
-    to its dtype. Returns that reduced gradient (None where no gradient flows)."""
-    if grad.__class__ is not np.ndarray or (grad.shape, grad.dtype) != parent.grad_like:
-        if grad is None:
-            return None
-        grad = fit(grad, parent, node)
-    if parent in grads:  # a node that already has a gradient, or a leaf with hooks
-        grads[parent] = grads[parent] + grad
-    elif isinstance(parent, Function):  # its first gradient: it joins the heap
-        grads[parent] = grad
-        heapq.heappush(ready, (-parent.sequence, parent))
-    elif parent._hooks:  # a leaf with hooks: they see its total gradient, once (`finish`)
-        grads[parent] = grad
-    else:
-        return add_to_grad(parent, grad)
-    return grad
+    for parent, needs, grad in zip(node.parents, node.needs_input_grad, grad_inputs):
+        if needs and grad is not None:
+            if grad.__class__ is not np.ndarray or (grad.shape, grad.dtype) != parent.grad_like:
+                grad = fit(grad, parent, node)  # broadcast axes summed out, the input's dtype
+            if parent in grads:  # a node that already has a gradient, or a leaf with hooks
+                grads[parent] = grads[parent] + grad
+            elif isinstance(parent, Function):  # its first gradient: it joins the heap
+                grads[parent] = grad
+                heapq.heappush(ready, (-parent.sequence, parent))
+            elif parent._hooks:  # a leaf with hooks: they see its total gradient, once (`finish`)
+                grads[parent] = grad
+            else:
+                add_to_grad(parent, grad)
+    return grad_inputs
 
 
 class BackwardStep(tuple):
-    """What one node of the backward pass did: the tuple `(index, node, grad_output,
-    grad_inputs)` that `backward_steps()` yields. `index`: position in the pass; `node`: the
-    `Function`; `grad_output`: the gradient that arrived at it; `grad_inputs`: one array (summed
-    to that input's shape) or None per input. Also `op` (the op's name), `output`, `inputs`."""
+    """What one node of the backward pass did: the tuple `(index, node, grad_output, returned)`
+    that `backward_steps()` yields: its position in the pass, the `Function`, the gradient that
+    arrived, and what its backward returned (one entry per input, in the broadcast shape).
+    `grad_inputs`: what each input received (summed to its shape; None where none flows). Also
+    `op` (the op's name), `output`, `inputs`."""
 
     __slots__ = ()
     index = property(operator.itemgetter(0))
     node = property(operator.itemgetter(1))
     grad_output = property(operator.itemgetter(2))
-    grad_inputs = property(operator.itemgetter(3))
+    returned = property(operator.itemgetter(3))
+
+    @property
+    def grad_inputs(self) -> tuple:
+        node = self[1]  # (summed again when read: the pass itself keeps no second copy)
+        todo = zip(node.parents, node.needs_input_grad, self[3])
+        return tuple(fit(g, p, node) if n and g is not None else None for p, n, g in todo)
 
     @property
     def op(self) -> str:
@@ -125,10 +127,8 @@ class BackwardStep(tuple):
 def start(root: Any, gradient: Any) -> tuple[dict, list]:
     """The gradient of the root, waiting at its node (a leaf root takes it directly)."""
     grad_root, node = root_gradient(root, gradient), root.grad_fn
-    if node is None:  # a leaf: it takes the gradient (its hooks see it in `finish`)
-        grads: dict = {}
-        accumulate(root, grad_root, grads, [], None)
-        return grads, []
+    if node is None:  # a leaf: `finish` gives it the gradient (after its hooks, if any)
+        return {root: grad_root}, []
     if node.released:
         raise RuntimeError(
             f"backward(): the graph was already released by an earlier backward() (reached "
@@ -144,9 +144,9 @@ def keep(node: Function) -> None:
 
 
 def finish(grads: dict) -> None:
-    """Leaves with hooks get their gradient last: each hook sees the total, as in PyTorch."""
+    """Leaves with hooks (and a leaf root) get their gradient last: each hook sees the total."""
     for leaf, grad in grads.items():
-        for hook in leaf._hooks:
+        for hook in leaf._hooks or ():  # (a leaf root may have none)
             hooked = hook(grad)
             if hooked is not None:
                 grad = checked_hook_result(hooked, grad, hook, leaf.name or "a leaf")
@@ -154,7 +154,7 @@ def finish(grads: dict) -> None:
 
 
 def watched_backward(node: Function, grad_out: np.ndarray, grads: dict, ready: list) -> tuple:
-    """The op's backward and `hand_out`, with what watches them: hooks on the node's output and
+    """The op's backward and `accumulate`, with what watches them: hooks on the node's output and
     `retain_grad` first, then observers before and after the backward (after: before anything
     is handed out, so a check that raises leaves every `.grad` untouched). Returns (grad_out,
     grad_inputs) as the loop has them."""
@@ -170,7 +170,7 @@ def watched_backward(node: Function, grad_out: np.ndarray, grads: dict, ready: l
     returned = grad_inputs if grad_inputs.__class__ is tuple else (grad_inputs,)
     for callback in observers.on_backward:
         callback(node, grad_out, returned)
-    return grad_out, hand_out(node, grad_inputs, grads, ready)
+    return grad_out, accumulate(node, grad_inputs, grads, ready)
 
 
 def checked_hook_result(hooked: Any, grad: np.ndarray, hook: Any, where: str) -> np.ndarray:
