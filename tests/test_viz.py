@@ -499,18 +499,36 @@ def test_nn_modules_draw_as_clusters_with_their_parameters():
     loss = head(x).sum()
     dot = Dot(to_dot(loss, **PLUMBING))
     for part in ("query", "key", "value"):
-        assert dot.nodes[dot.node_of(f"{part}.weight")]["_clusters"] == [part]
-    # the outermost module (path "") is the whole picture, not a box of its own
-    assert {c["label"] for c in dot.clusters.values()} == {"query", "key", "value"}
+        assert dot.nodes[dot.node_of(f"{part}.weight")]["_clusters"] == [f"{part} · Linear"]
+    # the outermost module (path "") is the whole picture, not a box of its own; each box names
+    # its module's type, which the nodes recorded (no `model=` needed)
+    assert {c["label"] for c in dot.clusters.values()} == {
+        "query · Linear",
+        "key · Linear",
+        "value · Linear",
+    }
     assert dot.nodes[dot.node_of("Softmax")]["_clusters"] == []
     assert dot.node_of("X") not in dot.gradient_targets()
     collapsed = Dot(to_dot(loss, collapse=["query", "key", "value"], **PLUMBING))
     assert not collapsed.labelled("query.weight")
     assert {_label_lines(collapsed.nodes[i])[0] for i in collapsed.nodes if i[0] == "m"} == {
-        "query",
-        "key",
-        "value",
+        "query · Linear",
+        "key · Linear",
+        "value · Linear",
     }
+
+
+def test_module_boxes_name_their_type_without_the_model_even_for_containers():
+    from tinygrad_attn import nn
+
+    ta.manual_seed(0)
+    model = nn.Sequential(nn.TransformerBlock(16, 2))
+    loss = model(ta.randn(1, 4, 16)).sum()
+    boxes = Dot(to_dot(loss, collapse_depth=2, **PLUMBING))
+    labels = {_label_lines(boxes.nodes[i])[0] for i in boxes.nodes if i[0] == "m"}
+    # 0.mlp makes no node itself (its Linear and GELU children do): its type comes from theirs
+    assert {"0.attn · MultiHeadAttention", "0.mlp · Sequential", "0.ln1 · LayerNorm"} <= labels
+    assert to_dot(loss) == to_dot(loss, model=model)  # `model=` adds nothing here
 
 
 def test_a_graph_of_thousands_of_ops_traces_without_recursion(rng):

@@ -27,6 +27,22 @@ def _join(prefix: str, name: str) -> str:
     return f"{prefix}.{name}" if prefix else name
 
 
+class ModulePath(str):
+    """A module's path ("blocks.0.attn"), which the nodes made inside it keep as `node.scope`.
+    It also carries the module's type name (`module_type`) and the path of the module that
+    holds it (`parent`: None at the top), so that a picture names every module box
+    (`blocks.0 · TransformerBlock`) without being given the model."""
+
+    module_type: str
+    parent: ModulePath | None
+
+
+def _path_of(module: Module, path: str, parent: ModulePath | None) -> ModulePath:
+    scope = ModulePath(path)
+    scope.module_type, scope.parent = type(module).__name__, parent
+    return scope
+
+
 class Parameter(Tensor):
     """A leaf Tensor meant to be a module's parameter (`nn.Parameter(torch.ones(4))`).
 
@@ -81,7 +97,7 @@ class Module:
         object.__setattr__(self, "_child_names", [])
         object.__setattr__(self, "_buffer_names", [])  # register_buffer: state, not trained
         object.__setattr__(self, "_non_persistent", set())  # buffers left out of state_dict
-        object.__setattr__(self, "_path", "")
+        object.__setattr__(self, "_path", _path_of(self, "", None))
         object.__setattr__(self, "training", True)
 
     # ----------------------------------------------------------------- registration
@@ -109,7 +125,7 @@ class Module:
         if kind is params:
             value.name = _join(self._path, name)
         elif kind is children:
-            value._rename(_join(self._path, name))
+            value._rename(_join(self._path, name), self._path)
         object.__setattr__(self, name, value)
 
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
@@ -138,13 +154,14 @@ class Module:
                 names.remove(name)
         object.__delattr__(self, name)
 
-    def _rename(self, path: str) -> None:
-        """Give this module the full path `path` and name its whole subtree after it."""
-        object.__setattr__(self, "_path", path)
+    def _rename(self, path: str, parent: ModulePath | None) -> None:
+        """Give this module the full path `path` (inside `parent`) and name its whole subtree
+        after it."""
+        object.__setattr__(self, "_path", _path_of(self, path, parent))
         for name in self._parameter_names:
             getattr(self, name).name = _join(path, name)
         for name in self._child_names:
-            getattr(self, name)._rename(_join(path, name))
+            getattr(self, name)._rename(_join(path, name), self._path)
 
     @property
     def path(self) -> str:

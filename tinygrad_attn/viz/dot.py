@@ -96,8 +96,9 @@ class DrawOptions:
       With neither `collapse` nor `collapse_depth`, a picture of more than `max_nodes` nodes
       (default 40; None: never) collapses the deepest modules that make it fit. Unknown
       module names are an error that lists the known ones.
-    - `model`: the Module that made the graph: boxes then name their type
-      (`blocks.0 · TransformerBlock`).
+    - `model`: the Module that made the graph. Boxes name their module's type
+      (`blocks.0 · TransformerBlock`) without it too: each node records the module it was
+      made in; `model` also covers modules that made no node directly.
     - `title`: a line above the legend. `legend=False` leaves the legend out.
     - `element_ids`: give every node and edge an `id` attribute that the SVG keeps (a node's
       id is its DOT name, an edge's the one `drawn_ids` reports), so a page can script the
@@ -209,13 +210,14 @@ class _Drawer:
         self.picture = picture
         self.options = options
         self.drawn: set[str] = set()  # legend entries: what the picture contains
-        # A module's type: from the scope a node was made in, when the core records it there
-        # (a str carrying `module_type`), else from the `model` option.
+        # A module's type: from the scope a node was made in (nn's ModulePath, a str carrying
+        # `module_type`), or from the `model` option, which also names modules that made no node.
         self.module_types: dict[str, str] = {}
         for op in picture.traced.ops:
-            kind = getattr(op.node.scope, "module_type", None)
-            if kind and op.node.scope not in self.module_types:
-                self.module_types[str(op.node.scope)] = str(kind)
+            scope = op.node.scope
+            while getattr(scope, "module_type", None) and scope not in self.module_types:
+                self.module_types[str(scope)] = str(scope.module_type)
+                scope = getattr(scope, "parent", None)  # the module that holds it
         if options.model is not None and hasattr(options.model, "named_modules"):
             for path, module in options.model.named_modules():
                 self.module_types[path] = type(module).__name__
