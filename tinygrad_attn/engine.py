@@ -243,14 +243,13 @@ def sum_to_shape(grad: np.ndarray, shape: tuple, node: Any, parent: Any) -> np.n
     return grad.sum(axis=tuple(range(lead)) + stretched).reshape(shape)
 
 
-def add_to_grad(tensor: Any, grad: np.ndarray) -> np.ndarray:
+def add_to_grad(tensor: Any, grad: np.ndarray) -> None:
     """`tensor.grad += grad`, where the first gradient is copied: it may be an op's or the
-    caller's array, and later accumulation must not write into it. Returns `grad`."""
+    caller's array, and later accumulation must not write into it."""
     if tensor._grad is None:
         tensor._grad = grad.copy()
     else:
         tensor._grad += grad
-    return grad
 
 
 def _made_by(root: Any) -> str:
