@@ -125,7 +125,7 @@ class BackwardStep(tuple):
 
 # ------------------------------------------------------------------- helpers of the loop
 def start(root: Any, gradient: Any) -> tuple[dict, list]:
-    """The gradient of the root, waiting at its node (a leaf root takes it directly)."""
+    """The gradient of the root, waiting at its node (at a leaf root itself: see `finish`)."""
     grad_root, node = root_gradient(root, gradient), root.grad_fn
     if node is None:  # a leaf: `finish` gives it the gradient (after its hooks, if any)
         return {root: grad_root}, []

@@ -168,8 +168,8 @@ def _unlock(ref: _Hold) -> None:
 
 
 def _free(array: np.ndarray) -> None:
-    """The last holder let go of a view, or of an array a view waits for: make it writable
-    again (a view waits for its owner)."""
+    """The last holder let go, in the cases `_unlock` does not handle inline (a view, or any
+    array while views wait): make it writable again (a view waits for its owner)."""
     del _locked[id(array)]
     owner = _owner(array)
     if owner is not array and not owner.flags.writeable:
