@@ -172,6 +172,28 @@ def test_inplace_on_a_leaf_a_live_graph_saved_fails_and_changes_nothing():
     assert_intact()
 
 
+def test_item_assignment_follows_the_same_rule_so_views_never_part_ways():
+    """`w[i] = v` on an array a live graph saved fails like `w -= 1` (it once wrote a copy:
+    then a view of w taken before saw the write only when no graph was alive)."""
+    w = Tensor([1.0, 2.0, 3.0], dtype=np.float64, requires_grad=True)
+    view = w.detach()[:2]  # shares w's memory
+    loss = (w * w).sum()  # Mul saved w's array
+    with no_grad():
+        with pytest.raises(ValueError, match=r"item assignment.*saved for backward by Mul"):
+            w[0] = 5.0
+    np.testing.assert_array_equal(w.data, [1.0, 2.0, 3.0])
+    loss.backward()
+    np.testing.assert_array_equal(w.grad, [2.0, 4.0, 6.0])
+    with no_grad():
+        w[0] = 5.0  # released: written in place, as without a graph
+    np.testing.assert_array_equal(view.data, [5.0, 2.0])
+    result = w * 1.0  # an op's result, read-only from birth: assignment writes a copy
+    with no_grad():
+        result[1] = 0.0
+    np.testing.assert_array_equal(result.data, [5.0, 0.0, 3.0])
+    assert_intact()
+
+
 def test_inplace_shape_and_dtype_errors():
     x = Tensor([1.0, 2.0, 3.0])
     with pytest.raises(ValueError, match=r"add_\(\).*\(2, 3\).*\(3,\)"):

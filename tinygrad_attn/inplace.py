@@ -16,8 +16,8 @@ counters:
   could not record it). An in-place method on a non-leaf is one in either mode; the operators
   rebind it instead (`c += d` on a non-leaf is `c = c + d`), as they do a plain tensor combined
   with one that requires grad. `@=` is never in place (as in PyTorch).
-- An array a live graph saved for backward is never written: the op fails with a ValueError
-  naming the op that saved it. An array that is read-only for good (an op's result, an
+- An array a live graph saved for backward is never written: the op (or `t[i] = v`) fails with
+  a ValueError naming the op that saved it; only an optimizer's step replaces it instead (optim.py). An array that is read-only for good (an op's result, an
   unpickled or user-frozen array) is replaced by a private writable copy first, so "every
   result is read-only from birth" never gets in the way of `zero_()`.
 - Pickling keeps the data, requires_grad, name and grad (copied: NumPy unpickles large arrays
@@ -240,6 +240,15 @@ class InPlaceMixin:
         self._data = target
         self._exposed = True  # (it may be a new, writable copy)
         return self
+
+    def _write_at(self, index: Any, value: Any) -> None:
+        """`t[index] = value` (tensor_methods.py checks grad mode first), by the same rule as the
+        in-place ops: an array a live graph saved is not written (a ValueError naming the op),
+        one that is read-only for good is replaced by a written copy."""
+        target = _writable_data(self, "item assignment")
+        target[index] = value
+        self._data = target
+        self._exposed = True  # (it may be a new, writable copy)
 
     def _rebinds(self, other: Any) -> bool:
         """True where `x op= y` must build a graph node (a new tensor) rather than write."""

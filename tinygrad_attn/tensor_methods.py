@@ -570,11 +570,7 @@ class TensorMethods:
             index = index.data
         elif isinstance(index, tuple):
             index = tuple(i.data if isinstance(i, TensorMethods) else i for i in index)
-        if not self.data.flags.writeable:
-            # An op's output or an array a live graph saved: write into a copy, so what the
-            # graph holds stays the value its forward used.
-            self.data = self.data.copy()
-        self.data[index] = value
+        self._write_at(index, value)  # by the in-place ops' rule (inplace.py)
 
     # ------------------------------------------------------------ NumPy protocols
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any):
