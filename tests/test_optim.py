@@ -121,8 +121,35 @@ def test_parameters_held_by_a_live_graph_are_replaced_not_overwritten(rng):
     np.testing.assert_allclose(w.data, held - 0.5 * w.grad)
     first = w.grad.copy()
     w.grad = None
-    loss.backward()  # the graph still sees the values it saved
+    with pytest.warns(RuntimeWarning, match=r"SGD.step\(\) changed a parameter of shape"):
+        loss.backward()  # the graph still sees the values it saved, and says so
     np.testing.assert_allclose(w.grad, first)
+
+
+def test_backward_through_a_graph_whose_parameters_a_step_replaced_warns_once(rng):
+    """PyTorch raises at that backward ('modified by an inplace operation'); here the graph
+    kept the old arrays, so its gradients are exact for them, and one warning says whose."""
+    import warnings
+
+    w = Tensor(rng.standard_normal(3), requires_grad=True, name="w")
+    b = Tensor(rng.standard_normal(3), requires_grad=True, name="b")
+    loss = (w * w * b).sum()
+    opt = optim.Adam([w, b], lr=0.1)
+    loss.backward(retain_graph=True)
+    opt.step()
+    with pytest.warns(RuntimeWarning) as caught:
+        loss.backward(retain_graph=True)
+    assert len(caught) == 1  # one for the step, not one per node or parameter
+    text = str(caught[0].message)
+    assert "Adam.step() changed 'w' and 'b'" in text and "run the forward pass again" in text
+    assert caught[0].filename == __file__  # it points at the backward() call
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        loss.backward()  # said once: the same graph does not repeat it
+        for _ in range(3):  # the usual loop: backward, then step, never warns
+            opt.zero_grad()
+            (w * w * b).sum().backward()
+            opt.step()
 
 
 def test_training_reduces_a_quadratic(rng):

@@ -25,6 +25,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from . import saved
 from .function import Function
 from .state import observers
 
@@ -158,6 +159,7 @@ def watched_backward(node: Function, grad_out: np.ndarray, grads: dict, ready: l
     `retain_grad` first, then observers before and after the backward (after: before anything
     is handed out, so a check that raises leaves every `.grad` untouched). Returns (grad_out,
     grad_inputs) as the loop has them."""
+    saved.warn_replaced(node)  # if an optimizer changed a parameter it saved since
     for hook in node.output_hooks:
         hooked = hook(grad_out)
         if hooked is not None:
@@ -297,8 +299,7 @@ def root_gradient(root: Any, gradient: Any) -> np.ndarray:
 def graph_order(root_nodes: list) -> list:
     """Every node reachable from `root_nodes`, each after the nodes that made its inputs (in
     the order they were made). The graph renderer numbers its nodes in this order."""
-    seen = set(root_nodes)
-    stack = list(root_nodes)
+    seen, stack = set(root_nodes), list(root_nodes)
     while stack:
         for parent in stack.pop().parents:
             if isinstance(parent, Function) and parent not in seen:

@@ -66,7 +66,7 @@ class Function:
     - `creation_site`: "file:line" of the user's code (recorded in anomaly/debug mode);
     - `scope`: the module path being called when the node was made (e.g. "attn.query");
     - `output_hooks`, `retains_output_grad`, `has_hooks`: what `register_hook` and
-      `retain_grad` asked for on the output.
+      `retain_grad` asked for (`has_hooks` also: a saved parameter replaced since, saved.py).
     """
 
     creation_site: str | None = None
@@ -74,7 +74,7 @@ class Function:
     output_name: str | None = None
     output_hooks: tuple = ()
     retains_output_grad = False
-    has_hooks = False  # a hook or retain_grad on the output: the engine then looks at them
+    has_hooks = False  # hooks, retain_grad (or a replaced parameter): the engine looks closer
     _saved: tuple | None = ()  # None once released
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

@@ -12,7 +12,8 @@ ufuncs on the flat arrays (the same elementwise formula, so the same bits as per
 and each parameter's slice copied back. The per-parameter buffers in `state` (`exp_avg`, ...)
 are views into the flat buffers. Arrays saved for backward are read-only while a graph holds
 them (e.g. after `backward(retain_graph=True)`): such a parameter gets a new array, so the saved
-one stays intact; any other is updated in place.
+one stays intact (and a later backward through that graph warns that its gradients are for the
+old values: PyTorch raises there); any other is updated in place.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from . import saved
 from .tensor import Tensor
 
 __all__ = [
@@ -45,22 +47,6 @@ def _describe(value: Any) -> str:
         kind = "a non-leaf Tensor" if not value.is_leaf else "a Tensor"
         return f"{kind} of dtype {value.dtype}"
     return type(value).__name__
-
-
-def _subtract(param: Tensor, update: np.ndarray) -> None:
-    """param.data -= update, in place unless a live graph holds the array read-only."""
-    if param.data.flags.writeable:
-        param.data -= update
-    else:
-        param.data = (param.data - update).astype(param.dtype, copy=False)
-
-
-def _scale(param: Tensor, factor: float) -> None:
-    """param.data *= factor, with the same read-only rule as `_subtract`."""
-    if param.data.flags.writeable:
-        param.data *= factor
-    else:
-        param.data = (param.data * factor).astype(param.dtype, copy=False)
 
 
 def _number(owner: str, what: str, value: Any, low: float = 0.0, below: float | None = None):
@@ -185,7 +171,7 @@ class Optimizer:
                     flat = self._flats[(index, dtype)] = _Flat(params, key, self.state, names)
                 flat.gather()
                 self._update(flat, group)
-                flat.write_back()
+                flat.write_back(f"{type(self).__name__}.step()")
 
     def _buffer_names(self, group: dict) -> tuple:
         """Names of the per-parameter arrays in `state` (views into the `_Flat` buffers)."""
@@ -468,12 +454,17 @@ class _Flat:
         np.concatenate([p.grad.reshape(-1) for p in self.params], out=self.grad)
         np.concatenate([p.data.reshape(-1) for p in self.params], out=self.data)
 
-    def write_back(self) -> None:
+    def write_back(self, step: str) -> None:
+        """Each parameter's new values into its array; `step` names the optimizer's step."""
+        replaced = []
         for p, new in zip(self.params, self.views):
             if p.data.flags.writeable:
                 np.copyto(p.data, new)
             else:  # a live graph holds the old array: leave it as it was saved
+                replaced.append((p.data, p.name))
                 p.data = new.copy()
+        if replaced:  # that graph's backward will say its gradients are for the old values
+            saved.note_replaced(replaced, step)
 
     def take_fresh(self) -> list:
         fresh, self.fresh = self.fresh, []

@@ -32,6 +32,7 @@ from __future__ import annotations
 import linecache
 import sys
 import threading
+import warnings
 import weakref
 from collections import deque
 from typing import Any
@@ -106,6 +107,38 @@ def lock_saved(node: Any, arrays: tuple, inputs: tuple) -> None:
     node._lock_ref = ref
     if _collected:
         _drain()
+
+
+def note_replaced(replaced: list, by: str) -> None:
+    """`by` (an optimizer's step) gives these parameters new arrays instead of writing into
+    arrays a live graph saved: `replaced` is [(old array, parameter name), ...]. The nodes that
+    hold them are marked, so that the first of them to run backward warns (`warn_replaced`):
+    what that graph computes is for the old values."""
+    with _table_lock:
+        entries = [_locked[id(t)] for a, _ in replaced for t in _memory_of(a) if id(t) in _locked]
+        nodes = {id(n): n for e in entries for n in (ref() for ref in e[1]) if n is not None}
+    names = [repr(name) if name else f"a parameter of shape {a.shape}" for a, name in replaced]
+    if len(names) > 3:
+        names[3:] = [f"{len(names) - 3} more"]
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    them = "it" if len(replaced) == 1 else "them"
+    ticket = [f"{by} changed {listed} after this graph's forward saved {them} for backward"]
+    for node in nodes.values():  # one ticket for them all: one warning per step, not per node
+        node._replaced = ticket
+        node.has_hooks = True  # (the engine then looks at the node: watched_backward)
+
+
+def warn_replaced(node: Any) -> None:
+    """If `note_replaced` marked `node`, warn (once for all the nodes one step marked)."""
+    ticket = node.__dict__.pop("_replaced", None)
+    if ticket:
+        warnings.warn(
+            f"backward(): {ticket.pop()}. The graph keeps the old values, so its gradients are "
+            "for them; PyTorch raises here ('... modified by an inplace operation'). For "
+            "gradients at the new values, run the forward pass again after the step.",
+            RuntimeWarning,
+            stacklevel=5,  # the caller of backward(): Tensor.backward, the loop, watched_backward
+        )
 
 
 def settle_view(out: np.ndarray, inputs: tuple, op: type) -> bool:
