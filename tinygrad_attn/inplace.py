@@ -17,9 +17,10 @@ counters:
   rebind it instead (`c += d` on a non-leaf is `c = c + d`), as they do a plain tensor combined
   with one that requires grad. `@=` is never in place (as in PyTorch).
 - An array a live graph saved for backward is never written: the op (or `t[i] = v`) fails with
-  a ValueError naming the op that saved it; only an optimizer's step replaces it instead (optim.py). An array that is read-only for good (an op's result, an
-  unpickled or user-frozen array) is replaced by a private writable copy first, so "every
-  result is read-only from birth" never gets in the way of `zero_()`.
+  a ValueError naming the op that saved it; only an optimizer's step replaces it instead
+  (optim.py). An array that is read-only for good (an op's result, an unpickled or user-frozen
+  array) is replaced by a private writable copy first, so "every result is read-only from
+  birth" never gets in the way of `zero_()`.
 - Pickling keeps the data, requires_grad, name and grad (copied: NumPy unpickles large arrays
   onto read-only bytes); a tensor made by an op pickles as a leaf with its data, as in PyTorch.
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from . import saved
+from .saved import note_replaced
 from .tensor import Tensor
 
 __all__ = [
@@ -464,7 +464,7 @@ class _Flat:
                 replaced.append((p.data, p.name))
                 p.data = new.copy()
         if replaced:  # that graph's backward will say its gradients are for the old values
-            saved.note_replaced(replaced, step)
+            note_replaced(replaced, step)
 
     def take_fresh(self) -> list:
         fresh, self.fresh = self.fresh, []
