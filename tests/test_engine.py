@@ -283,3 +283,38 @@ def test_a_step_keeps_what_the_op_returned_and_gives_what_each_input_received(rn
     assert mul.grad_inputs[1] is None  # the constant received nothing
     index, node, grad_output, returned = add  # still the tuple it always was
     assert node is add.node and returned is add.returned and index == add.index
+
+
+def test_a_pass_stopped_after_several_steps_leaves_the_whole_graph_to_run_again(rng):
+    """API.md: the graph is released only when the generator is exhausted, and stopping early
+    leaves it as it is (it was released node by node, so a later backward found it 'already
+    released' after three steps)."""
+    w = leaf(rng, 3)
+    loss = ((w * 3).exp() * 2).sum()
+    steps = loss.backward_steps()
+    taken = [next(steps) for _ in range(3)]
+    assert [s.op for s in taken] == ["Sum", "Mul", "Exp"]
+    assert taken[0].node.saved_tensors is not None  # an earlier step can still be looked at
+    steps.close()
+    assert w.grad is None and not any(s.node.released for s in taken)
+    loss.backward()
+    np.testing.assert_allclose(w.grad, 2 * np.exp(3 * w.data) * 3)
+    assert all(s.node.released for s in taken)  # exhausted: released
+
+
+def test_a_pass_stopped_by_an_error_can_run_again(rng):
+    w = leaf(rng, 3)
+    y = w.exp()
+    calls = []
+
+    def flaky(grad):
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("a hook failed once")
+
+    y.register_hook(flaky)
+    loss = (y * 2).sum()
+    with pytest.raises(RuntimeError, match="failed once"):
+        loss.backward()
+    loss.backward()  # nothing was released by the failed pass
+    np.testing.assert_allclose(w.grad, 2 * np.exp(w.data))

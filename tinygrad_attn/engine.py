@@ -17,6 +17,7 @@ op's calculus, nor build graph nodes (function.py does).
 
 from __future__ import annotations
 
+import collections
 import heapq
 import itertools
 import operator
@@ -34,7 +35,7 @@ def backward_steps(root: Any, gradient: Any = None, retain_graph: bool = False) 
     """Run the backward pass from `root`, yielding one `BackwardStep` per node."""
     grads, ready = start(root, gradient)  # grads: node -> the gradient arrived at its output
     index = itertools.count()
-    release = keep if retain_graph else Function.release  # free what a node saved, or keep it
+    ran = []  # the nodes that ran: released together once the pass is complete (`finish`)
     while ready:
         node = heapq.heappop(ready)[1]  # largest number left: all its consumers have run
         grad_out = grads.pop(node)
@@ -42,9 +43,9 @@ def backward_steps(root: Any, gradient: Any = None, retain_graph: bool = False) 
             grad_out, grad_inputs = watched_backward(node, grad_out, grads, ready)
         else:  # the op's calculus (one gradient per input), each handed to its input
             grad_inputs = accumulate(node, node.backward(node, grad_out), grads, ready)
+        ran.append(node)
         yield BackwardStep((next(index), node, grad_out, grad_inputs))
-        release(node)  # free what it saved (the structure stays for drawing)
-    finish(grads)
+    finish(grads, () if retain_graph else ran)
 
 
 def accumulate(node: Function, grad_inputs: Any, grads: dict, ready: list) -> tuple:
@@ -140,18 +141,17 @@ def start(root: Any, gradient: Any) -> tuple[dict, list]:
     return {node: grad_root}, [(-node.sequence, node)]
 
 
-def keep(node: Function) -> None:
-    """With retain_graph=True a node keeps what it saved, for another backward."""
-
-
-def finish(grads: dict) -> None:
-    """Leaves with hooks (and a leaf root) get their gradient last: each hook sees the total."""
+def finish(grads: dict, ran: list | tuple) -> None:
+    """Leaves with hooks (and a leaf root) get their gradient last, each hook seeing the total;
+    then the nodes that `ran` free what they saved (their structure stays, for drawing). Until
+    then the graph is whole: a pass stopped early, or by an error, can run again."""
     for leaf, grad in grads.items():
         for hook in leaf._hooks or ():  # (a leaf root may have none)
             hooked = hook(grad)
             if hooked is not None:
                 grad = checked_hook_result(hooked, grad, hook, leaf.name or "a leaf")
         add_to_grad(leaf, grad)
+    collections.deque(map(Function.release, ran), maxlen=0)  # (one line, not one per node)
 
 
 def watched_backward(node: Function, grad_out: np.ndarray, grads: dict, ready: list) -> tuple:
