@@ -65,6 +65,18 @@ def _memory_of(array: np.ndarray) -> tuple:
     return (array,) if owner is array else (array, owner)
 
 
+def _entries(array: np.ndarray, table: dict | None = None) -> list:
+    """The lock-table entries (of `table`, a snapshot, or the live `_locked`) that hold
+    `array`'s memory: the array's own first, then its owner's."""
+    table = _locked if table is None else table
+    return [table[id(t)] for t in _memory_of(array) if id(t) in table]
+
+
+def _holders(entry: list) -> list:
+    """The live nodes that hold an entry's array."""
+    return [node for node in (ref() for ref in list(entry[1])) if node is not None]
+
+
 class _Hold(weakref.ref):
     """A node's hold on the arrays it saved: a weak reference to the node (whose collection
     unlocks them) that carries the arrays, owners first."""
@@ -115,8 +127,7 @@ def note_replaced(replaced: list, by: str) -> None:
     hold them are marked, so that the first of them to run backward warns (`warn_replaced`):
     what that graph computes is for the old values."""
     with _table_lock:
-        entries = [_locked[id(t)] for a, _ in replaced for t in _memory_of(a) if id(t) in _locked]
-        nodes = {id(n): n for e in entries for n in (ref() for ref in e[1]) if n is not None}
+        nodes = {id(n): n for a, _ in replaced for e in _entries(a) for n in _holders(e)}
     names = [repr(name) if name else f"a parameter of shape {a.shape}" for a, name in replaced]
     if len(names) > 3:
         names[3:] = [f"{len(names) - 3} more"]
@@ -217,13 +228,13 @@ def _free(array: np.ndarray) -> None:
 
 
 def _holder_ops(entry: list) -> list[str]:
-    return [node.name for node in (ref() for ref in list(entry[1])) if node is not None]
+    return [node.name for node in _holders(entry)]
 
 
 def _holder_names(entry: list) -> set[str]:
     """Names of the tensors whose data is this array, among the holders' inputs."""
     names = set()
-    for node in (ref() for ref in list(entry[1])):
+    for node in _holders(entry):
         for parent in getattr(node, "parents", ()):
             if getattr(parent, "data", None) is entry[0] and parent.name:
                 names.add(parent.name)
@@ -232,11 +243,8 @@ def _holder_names(entry: list) -> set[str]:
 
 def saved_by(array: np.ndarray) -> list[str]:
     """Names of the live graph ops that saved `array` (or memory it shares) for backward."""
-    for target in _memory_of(np.asarray(array)):
-        entry = _locked.get(id(target))
-        if entry:
-            return _holder_ops(entry)
-    return []
+    entries = _entries(np.asarray(array))
+    return _holder_ops(entries[0]) if entries else []
 
 
 # ------------------------------------------------------------ the note on the read-only error
@@ -290,10 +298,10 @@ def explain_read_only(exc: BaseException) -> str | None:
     visible = _visible_arrays(frame)
     named = [(text, a) for text, a in visible if _mentions(line, text)]
     candidates = named or ([] if line.strip() else visible)
-    held = dict(_locked)  # (a snapshot: keys are id(array), as _memory_of's targets are looked up)
+    held = dict(_locked)  # (a snapshot: the table may change while the note is written)
     found, seen = [], set()
     for text, array in candidates:
-        entry = next((held[id(t)] for t in _memory_of(array) if id(t) in held), None)
+        entry = next(iter(_entries(array, held)), None)
         if entry is not None and id(entry[0]) not in seen:
             seen.add(id(entry[0]))
             found.append((text, entry))
