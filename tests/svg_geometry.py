@@ -1,7 +1,8 @@
 """Reading a Graphviz SVG as a person sees it: where each node is, how big its text is.
 
 `Geometry(svg_text)` gives the picture's width and height (in the SVG's own units, points),
-and per drawn node its DOT name, bounding box and texts (with font sizes). Tests use it to
+every text it shows (`texts`), and per drawn node its DOT name, bounding box and texts (with
+font sizes). Tests use it to
 measure what issue 14 asks of the picture (X at the left edge, Q/K/V in one column, text size
 when shown 880 px wide).
 """
@@ -39,6 +40,7 @@ class Geometry:
         root = ET.fromstring(svg[svg.index("<svg") :])
         _, _, width, height = (float(v) for v in root.get("viewBox").split())
         self.width, self.height = width, height
+        self.texts = [t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text")]  # all
         self.nodes: list[Node] = []
         self.clusters: list[Node] = []
         for group in root.iter("{http://www.w3.org/2000/svg}g"):

@@ -189,19 +189,12 @@ def test_the_replay_captions_name_the_steps_the_engine_takes(tmp_path):
     assert int(middle.group(1)) == len(steps) // 2 - 1
 
 
-def _svg_texts(svg: str) -> list[str]:
-    return sorted(re.findall(r"<text[^>]*>([^<]*)</text>", svg))
-
-
-def _svg_aspect(svg: str) -> float:
-    width, height = re.search(r'viewBox="[\d.-]+ [\d.-]+ ([\d.]+) ([\d.]+)"', svg).groups()
-    return float(width) / float(height)
-
-
 def test_the_graph_pictures_in_docs_are_what_the_code_draws_now(tmp_path):
     """docs/attention_graph.* and docs/transformer_stack.* drawn afresh carry the same words and
     numbers (every <text> of the SVG), and each PNG has its SVG's proportions: a change to the
     graph or its labels that was not followed by `python docs/make_pictures.py` fails here."""
+    from svg_geometry import Geometry
+
     from tinygrad_attn.examples import render_examples
     from tinygrad_attn.viz.render import RendererNotFound
 
@@ -211,11 +204,12 @@ def test_the_graph_pictures_in_docs_are_what_the_code_draws_now(tmp_path):
         pytest.skip("no Graphviz renderer on this machine")
     docs = README.parent / "docs"
     for stem in ("attention_graph", "transformer_stack"):
-        committed = (docs / f"{stem}.svg").read_text(encoding="utf-8")
-        fresh = (tmp_path / f"{stem}.svg").read_text(encoding="utf-8")
-        assert _svg_texts(committed) == _svg_texts(fresh), (
+        committed = Geometry((docs / f"{stem}.svg").read_text(encoding="utf-8"))
+        fresh = Geometry((tmp_path / f"{stem}.svg").read_text(encoding="utf-8"))
+        assert sorted(committed.texts) == sorted(fresh.texts), (
             f"docs/{stem}.svg is stale: run python docs/make_pictures.py"
         )
         png = (docs / f"{stem}.png").read_bytes()
         width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
-        assert abs(width / height / _svg_aspect(committed) - 1) < 0.02, f"docs/{stem}.png is stale"
+        aspect = committed.width / committed.height
+        assert abs(width / height / aspect - 1) < 0.02, f"docs/{stem}.png is stale"
