@@ -459,6 +459,31 @@ def test_max_of_a_row_with_nan_sends_the_gradient_to_the_nan():
     np.testing.assert_array_equal(rows.grad, [[0.0, 0.5, 0.5], [0.5, 0.0, 0.5]])
 
 
+def test_min_of_a_row_with_nan_sends_the_gradient_to_the_nan_as_max_does():
+    # Min had its own copy of Max without the NaN rule: 0/0 spread NaN over the whole input
+    x = f64([1.0, np.nan, 3.0])
+    x.min().backward()
+    np.testing.assert_array_equal(x.grad, [0.0, 1.0, 0.0])  # torch
+    rows = f64([[np.inf, np.nan, -np.inf], [3.0, 2.0, 2.0]])
+    out = rows.min(axis=1)
+    np.testing.assert_array_equal(out.data, [np.nan, 2.0])
+    out.sum().backward()
+    np.testing.assert_array_equal(rows.grad, [[0.0, 1.0, 0.0], [0.0, 0.5, 0.5]])
+
+
+def test_min_and_max_refuse_only_an_empty_reduced_axis():
+    for name in ("min", "max"):
+        x = f64(np.zeros((0, 3)))
+        out = getattr(x, name)(axis=1)  # each of the 0 rows has 3 elements: fine (NumPy, torch)
+        assert out.shape == (0,)
+        out.sum().backward()
+        assert x.grad.shape == (0, 3)
+        with pytest.raises(ValueError, match=rf"{name.title()}: axis 0 of shape \(0, 3\) has no"):
+            getattr(x, name)(axis=0)
+        with pytest.raises(ValueError, match=rf"{name.title()}: axis 0 of shape \(0, 3\) has no"):
+            getattr(x, name)()
+
+
 def test_constructor_shapes_must_be_non_negative_ints():
     for make in (ta.zeros, ta.ones, ta.randn):
         name = make.__name__

@@ -51,33 +51,45 @@ class Mean(Function):
         return (expand_reduced(grad_out / count, ctx.axes, ctx.keepdims, ctx.input_shape),)
 
 
+def extreme_forward(ctx, a, pick, name: str, axis, keepdims: bool) -> np.ndarray:
+    """The forward of Max and Min (`pick` is np.max or np.min): the extreme over `axis`, and
+    which elements attain it. NaN counts as the extreme of its row and gets its gradient, as
+    in PyTorch; an empty reduced axis has no extreme and is refused."""
+    ctx.axes = normalize_axes(axis, a.ndim, name, a.shape)
+    for ax in ctx.axes:
+        if a.shape[ax] == 0:
+            raise ValueError(
+                f"{name}: axis {ax} of shape {a.shape} has no elements, so it has no "
+                f"{name.lower()} (NumPy and PyTorch refuse too); reduce over other axes, or "
+                "check the shape"
+            )
+    ctx.keepdims = keepdims
+    out = pick(a, axis=ctx.axes, keepdims=True)
+    hit = a == out  # (shape of a), True at every tied extreme
+    if a.dtype.kind == "f" and np.isnan(out).any():
+        hit |= np.isnan(a)  # NaN is the extreme of its row, and gets its gradient (PyTorch)
+    ctx.save_for_backward(frozen(hit), frozen(hit.sum(axis=ctx.axes, keepdims=True)))
+    return out if keepdims else np.squeeze(out, axis=ctx.axes)
+
+
+def extreme_backward(ctx, grad_out: np.ndarray) -> tuple:
+    """The backward of Max and Min: the gradient split evenly among the tied extremes."""
+    hit, count = ctx.saved_tensors
+    if not ctx.keepdims:
+        grad_out = np.expand_dims(grad_out, ctx.axes)
+    return (hit * (grad_out / count),)
+
+
 class Max(Function):
     """out = max(a, axis);  da = dout / k at the k elements equal to the max, else 0 (ties split)"""
 
     @staticmethod
     def forward(ctx, a, axis=None, keepdims=False):
-        ctx.axes = normalize_axes(axis, a.ndim, "Max", a.shape)
-        for ax in ctx.axes:
-            if a.shape[ax] == 0:
-                raise ValueError(
-                    f"Max: axis {ax} of shape {a.shape} has no elements, so it has no max "
-                    "(NumPy and PyTorch refuse too); reduce over other axes, or check the shape"
-                )
-        ctx.keepdims = keepdims
-        ctx.input_shape = a.shape
-        out = np.max(a, axis=ctx.axes, keepdims=True)
-        is_max = a == out  # (shape of a), True at every tied maximum
-        if a.dtype.kind == "f" and np.isnan(out).any():
-            is_max |= np.isnan(a)  # NaN is the max of its row, and gets its gradient (PyTorch)
-        ctx.save_for_backward(frozen(is_max), frozen(is_max.sum(axis=ctx.axes, keepdims=True)))
-        return out if keepdims else np.squeeze(out, axis=ctx.axes)
+        return extreme_forward(ctx, a, np.max, "Max", axis, keepdims)
 
     @staticmethod
     def backward(ctx, grad_out):
-        is_max, count = ctx.saved_tensors
-        if not ctx.keepdims:
-            grad_out = np.expand_dims(grad_out, ctx.axes)
-        return (is_max * (grad_out / count),)
+        return extreme_backward(ctx, grad_out)
 
 
 class Var(Function):

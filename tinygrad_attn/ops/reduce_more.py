@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..function import Function
-from ._util import expand_reduced, frozen, normalize_axes, normalize_axis
+from ._util import expand_reduced, normalize_axes, normalize_axis
+from .reduce import extreme_backward, extreme_forward
 
 
 class Min(Function):
@@ -13,21 +14,11 @@ class Min(Function):
 
     @staticmethod
     def forward(ctx, a, axis=None, keepdims=False):
-        if a.size == 0:
-            raise ValueError(f"Min: cannot take the min of an empty tensor (shape {a.shape})")
-        ctx.axes = normalize_axes(axis, a.ndim, "Min", a.shape)
-        ctx.keepdims = keepdims
-        out = np.min(a, axis=ctx.axes, keepdims=True)
-        is_min = a == out  # (shape of a), True at every tied minimum
-        ctx.save_for_backward(frozen(is_min), frozen(is_min.sum(axis=ctx.axes, keepdims=True)))
-        return out if keepdims else np.squeeze(out, axis=ctx.axes)
+        return extreme_forward(ctx, a, np.min, "Min", axis, keepdims)
 
     @staticmethod
     def backward(ctx, grad_out):
-        is_min, count = ctx.saved_tensors
-        if not ctx.keepdims:
-            grad_out = np.expand_dims(grad_out, ctx.axes)
-        return (is_min * (grad_out / count),)
+        return extreme_backward(ctx, grad_out)
 
 
 class Prod(Function):
