@@ -81,7 +81,7 @@ def test_an_ops_own_buffers_are_read_only_for_good_without_a_lock():
     weights = node.saved_tensors[-1]  # the attention weights: a buffer of the op's own
     assert not weights.flags.writeable  # (the op freezes it: ops._util.frozen)
     assert saved.saved_by(weights) == []  # nothing to give back at release
-    assert "_lock_ref" not in vars(node)  # its inputs are op results: it locks nothing
+    assert node._lock_ref is None  # its inputs are op results: it locks nothing
     assert saved.saved_by(q.data) == ["Mul", "Mul", "Mul"]
 
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import collections
 import heapq
-import itertools
 import operator
 from collections.abc import Iterator
 from typing import Any, NoReturn
@@ -34,7 +33,6 @@ from .state import observers
 def backward_steps(root: Any, gradient: Any = None, retain_graph: bool = False) -> Iterator:
     """Run the backward pass from `root`, yielding one `BackwardStep` per node."""
     grads, ready = start(root, gradient)  # grads: node -> the gradient arrived at its output
-    index = itertools.count()
     ran = []  # the nodes that ran: released together once the pass is complete (`finish`)
     while ready:
         node = heapq.heappop(ready)[1]  # largest number left: all its consumers have run
@@ -44,7 +42,7 @@ def backward_steps(root: Any, gradient: Any = None, retain_graph: bool = False) 
         else:  # the op's calculus (one gradient per input), each handed to its input
             grad_inputs = accumulate(node, node.backward(node, grad_out), grads, ready)
         ran.append(node)
-        yield BackwardStep((next(index), node, grad_out, grad_inputs))
+        yield BackwardStep((len(ran) - 1, node, grad_out, grad_inputs))
     finish(grads, () if retain_graph else ran)
 
 

@@ -76,6 +76,7 @@ class Function:
     retains_output_grad = False
     has_hooks = False  # hooks, retain_grad (or a replaced parameter): the engine looks closer
     _saved: tuple | None = ()  # None once released
+    _lock_ref = None  # what it made read-only of memory the user may hold (saved.py)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -210,8 +211,8 @@ class Function:
     def release(self) -> None:
         """Free the arrays this node saved; its structure (parents, shapes, names) stays."""
         self._saved = None
-        if "_lock_ref" in self.__dict__:
-            saved.unlock_saved(self.__dict__.pop("_lock_ref"))
+        if self._lock_ref is not None:  # it made memory the user may hold read-only: saved.py
+            saved.unlock_saved(self)
 
     def __repr__(self) -> str:
         if not self.recorded:

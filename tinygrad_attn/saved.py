@@ -92,31 +92,31 @@ def lock_saved(node: Any, arrays: tuple, inputs: tuple) -> None:
     calls this only when an input is exposed; a user's op may save any array of theirs, so for
     one every writable array it saved is locked."""
     user_op = node._checks_fields
-    exposed = [id(_owner(t._data)) for t in inputs if t._exposed]  # memory the user may hold
-    held = []  # what this node holds a lock on: each array and the memory it views, owner first
-    for array in arrays:
-        if array.__class__ is not np.ndarray:
-            continue
-        if not (user_op or id(array if array.base is None else _owner(array)) in exposed):
-            continue  # not memory the user may hold
-        if array.base is None:  # the common case: the array owns its memory
-            if array.flags.writeable or id(array) in _locked:
-                held.append(array)
-        else:
-            held += [t for t in _memory_of(array)[::-1] if t.flags.writeable or id(t) in _locked]
-    if not held:
-        return
+    exposed = []  # the owners of the memory the user may hold (a loop: cheaper than a listcomp)
+    for t in inputs:
+        if t._exposed:
+            exposed.append(id(t._data if t._data.base is None else _owner(t._data)))
     ref = _Hold(node, _node_collected)  # the node's hold: in the table's entries and on the node
-    ref.held = held
+    ref.held = held = []  # what it holds a lock on: each array and the memory it views, owner first
     with _table_lock:
-        for target in held:
-            entry = _locked.get(id(target))
-            if entry is None:
-                target.setflags(write=False)
-                _locked[id(target)] = [target, [ref]]
-            else:
-                entry[1].append(ref)
-    node._lock_ref = ref
+        for array in arrays:
+            if array.__class__ is not np.ndarray:
+                continue
+            owner = array if array.base is None else _owner(array)
+            if not (user_op or id(owner) in exposed):
+                continue  # not memory the user may hold
+            for target in (array,) if owner is array else (owner, array):
+                entry = _locked.get(id(target))
+                if entry is not None:  # another live node holds it too
+                    entry[1].append(ref)
+                elif target.flags.writeable:
+                    target.setflags(write=False)
+                    _locked[id(target)] = [target, [ref]]
+                else:
+                    continue  # read-only already, and not by a lock: nothing to give back
+                held.append(target)
+    if held:
+        node._lock_ref = ref
     if _collected:
         _drain()
 
@@ -167,8 +167,9 @@ def settle_view(out: np.ndarray, inputs: tuple, op: type) -> bool:
     return False
 
 
-def unlock_saved(ref: _Hold) -> None:
-    """Give back a node's hold (`node._lock_ref`: the node is being released by backward)."""
+def unlock_saved(node: Any) -> None:
+    """Give back a node's hold, `node._lock_ref` (the node is being released by backward)."""
+    ref, node._lock_ref = node._lock_ref, None
     with _table_lock:
         _unlock(ref)
     if _collected:
