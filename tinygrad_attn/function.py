@@ -155,7 +155,7 @@ class Function:
             if out is array:  # an identity op must not make its input read-only
                 out = out.view()
                 break
-        out.setflags(write=False)  # op results are read-only from birth: see saved.py
+        out.setflags(False)  # (write=False) op results are read-only from birth: saved.py
         result = _tensor.Tensor.__new__(_tensor.Tensor)
         result._data = out
         result._exposed = out.base is not None and saved.settle_view(out, inputs, cls)  # saved.py

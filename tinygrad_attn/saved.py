@@ -24,6 +24,9 @@ knowing the op's name and the tensor's name, so `saved_by(array)` and the note a
 guarded by one lock. `install_excepthook()` adds that note to uncaught errors; the package calls
 it once, visibly, in `__init__.py` (`TINYGRAD_ATTN_EXCEPTHOOK=0` turns it off).
 
+`setflags(False)` / `setflags(True)` are `write=False` / `write=True`, passed by position: NumPy
+parses a keyword three times slower, and `apply` makes every op's result read-only.
+
 This module must not know about ops, the engine or tensors beyond the arrays and names given.
 """
 
@@ -110,7 +113,7 @@ def lock_saved(node: Any, arrays: tuple, inputs: tuple) -> None:
                 if entry is not None:  # another live node holds it too
                     entry[1].append(ref)
                 elif target.flags.writeable:
-                    target.setflags(write=False)
+                    target.setflags(False)
                     _locked[id(target)] = [target, [ref]]
                 else:
                     continue  # read-only already, and not by a lock: nothing to give back
@@ -163,7 +166,7 @@ def settle_view(out: np.ndarray, inputs: tuple, op: type) -> bool:
             return t._exposed
     if op._checks_fields:
         return True
-    owner.setflags(write=False)
+    owner.setflags(False)
     return False
 
 
@@ -207,7 +210,7 @@ def _unlock(ref: _Hold) -> None:
         holders.pop() if holders[-1] is ref else holders.remove(ref)  # (newest first: O(1))
         if not holders and target.base is None and not _waiting:  # an array owning its memory
             del _locked[id(target)]
-            target.setflags(write=True)
+            target.setflags(True)
         elif not holders:
             _free(target)
 
@@ -221,10 +224,10 @@ def _free(array: np.ndarray) -> None:
         if id(owner) in _locked:  # another live node still holds the memory
             _waiting.setdefault(id(owner), []).append(array)
         return None  # (an owner someone else made read-only keeps its views read-only too)
-    array.setflags(write=True)
+    array.setflags(True)
     for view in _waiting.pop(id(array), ()):
         if id(view) not in _locked:
-            view.setflags(write=True)
+            view.setflags(True)
     return None
 
 

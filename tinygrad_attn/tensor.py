@@ -46,7 +46,7 @@ def as_constant(value: Any, like: Tensor | None = None) -> Tensor:
             array = np.asarray(
                 value, dtype=dtype if dtype is not None and dtype.kind == "f" else None
             )
-            array.setflags(write=False)
+            array.setflags(False)
             if len(_constants) > 4096:  # many distinct numbers (a schedule): start afresh
                 _constants.clear()
             constant = _constants[key] = Tensor._make(array)

@@ -40,7 +40,7 @@ def normalize_axes(axis: Any, ndim: int, op: str, shape: tuple) -> tuple:
 def frozen(array: np.ndarray) -> np.ndarray:
     """`array` made read-only: an intermediate an op saves, which nobody else holds, needs no
     lock (saved.py); read-only, not even a debugging hand can change it behind the graph."""
-    array.setflags(write=False)
+    array.setflags(False)
     return array
 
 
