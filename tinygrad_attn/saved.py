@@ -209,8 +209,7 @@ def _unlock(ref: _Hold) -> None:
         holders = _locked[id(target)][1]
         holders.pop() if holders[-1] is ref else holders.remove(ref)  # (newest first: O(1))
         if not holders and target.base is None and not _waiting:  # an array owning its memory
-            del _locked[id(target)]
-            target.setflags(True)
+            _locked.pop(id(target))[0].setflags(True)  # (the entry's [0] is the target)
         elif not holders:
             _free(target)
 
