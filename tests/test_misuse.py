@@ -484,6 +484,56 @@ def test_min_and_max_refuse_only_an_empty_reduced_axis():
             getattr(x, name)()
 
 
+def test_max_and_min_with_dim_send_the_gradient_to_the_index_as_pytorch_does():
+    # found comparing with torch: max(dim).values split the gradient among tied maxima
+    x = f64([1.0, 3.0, 3.0])
+    values, index = x.max(dim=0)
+    values.backward()
+    assert index.item() == 1
+    np.testing.assert_array_equal(x.grad, [0.0, 1.0, 0.0])  # torch: the first maximum
+    x = f64([[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]])
+    x.min(dim=1, keepdim=True).values.sum().backward()
+    np.testing.assert_array_equal(x.grad, [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])  # torch
+    x = f64([1.0, np.nan, 3.0, np.nan])
+    values, index = x.max(0)
+    values.backward()
+    assert index.item() == 1 and np.isnan(values.item())
+    np.testing.assert_array_equal(x.grad, [0.0, 1.0, 0.0, 0.0])  # torch: the first NaN
+    x = f64([1.0, 3.0, 3.0])
+    x.max().backward()  # the reduction (NumPy's form, torch.amax): ties split evenly
+    np.testing.assert_array_equal(x.grad, [0.0, 0.5, 0.5])
+
+
+def test_norm_matches_pytorch_at_the_zero_vector_and_for_every_p():
+    # found comparing with torch: norm() of zeros gave NaN gradients, norm(inf) gave 1.0
+    x = f64(np.zeros(3))
+    x.norm().backward()
+    np.testing.assert_array_equal(x.grad, [0.0, 0.0, 0.0])  # torch
+    rows = f64([[0.0, 0.0], [3.0, -4.0]])
+    out = rows.norm(dim=1)
+    out.sum().backward()
+    np.testing.assert_array_equal(out.data, [0.0, 5.0])
+    np.testing.assert_allclose(rows.grad, [[0.0, 0.0], [0.6, -0.8]])  # torch
+    torch_values = {  # p: (norm, gradient) that torch 2.13 gives for [3, -4, 0, 1]
+        2: (5.0990195135927845, [0.5883484054145521, -0.7844645405527362, 0.0, 0.196116135138184]),
+        3: (4.514357435474001, [0.4416219230355002, -0.7851056409520003, 0.0, 0.0490691025595000]),
+        np.inf: (4.0, [0.0, -1.0, 0.0, 0.0]),
+        -np.inf: (0.0, [0.0, 0.0, 0.0, 0.0]),
+    }
+    for p, (norm, grad) in torch_values.items():
+        x = f64([3.0, -4.0, 0.0, 1.0])
+        out = x.norm(p)
+        out.backward()
+        np.testing.assert_allclose(out.item(), norm, rtol=1e-12)
+        np.testing.assert_allclose(x.grad, grad, rtol=1e-12, atol=1e-15)
+    x = f64([3.0, -4.0, 0.0, 1.0])
+    out = x.norm(0)  # how many are not zero; torch gives no gradient, here it is 0
+    out.backward()
+    assert out.item() == 3.0 and not x.grad.any()
+    with pytest.raises(ValueError, match="norm: p=.nuc. is not a vector norm; use 2"):
+        x.norm("nuc")
+
+
 def test_constructor_shapes_must_be_non_negative_ints():
     for make in (ta.zeros, ta.ones, ta.randn):
         name = make.__name__

@@ -463,9 +463,10 @@ class TensorMethods:
 
     # -------------------------------------------------------------------- reductions
     def max(self, *args: Any, **kwargs: Any) -> Any:
-        """Largest value; where several elements tie, the gradient is split evenly among them.
-        `max()` / `max(axis=...)` reduce (NumPy); `max(d)` / `max(dim=d)` give PyTorch's
-        `(values, indices)`; `max(other_tensor)` is `maximum`."""
+        """Largest value. `max()` / `max(axis=...)` reduce (NumPy; where elements tie, the
+        gradient is split evenly among them, as torch.amax does); `max(d)` / `max(dim=d)` give
+        PyTorch's `(values, indices)`, the gradient going to the element the index names (the
+        first of tied maxima); `max(other_tensor)` is `maximum`."""
         return _extreme(self, "max", args, kwargs)
 
     def var(self, axis=None, keepdims=None, ddof=None, *, dim=None, keepdim=None, **torch_style):
@@ -485,7 +486,6 @@ class TensorMethods:
         return self.max(axis=dim, keepdims=keepdim)
 
     def amin(self, dim: Any = None, keepdim: bool = False) -> Any:
-
         return ops.Min.apply(self, axis=dim, keepdims=keepdim)
 
     def argmax(
@@ -540,12 +540,17 @@ class TensorMethods:
         return self.var(axis, keepdims, ddof, dim=dim, keepdim=keepdim, **torch_style).sqrt()
 
     def norm(self, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Any:
-        """The p-norm over `dim` (all elements by default)."""
-        if p == 2 or p == "fro":
-            return (self * self).sum(dim=dim, keepdim=keepdim).sqrt()
-        if p == 1:
-            return self.abs().sum(dim=dim, keepdim=keepdim)
-        return (self.abs() ** p).sum(dim=dim, keepdim=keepdim) ** (1 / p)
+        """The vector p-norm over `dim` (all by default), as torch.norm: p = 2 or "fro", any
+        p > 0, inf / -inf (the largest / smallest |x|) or 0 (the count of non-zeros, gradient
+        0). At the zero vector the gradient is 0, as in PyTorch."""
+        if p == np.inf or p == -np.inf:
+            return self.abs().amax(dim, keepdim) if p > 0 else self.abs().amin(dim, keepdim)
+        if p == 0:
+            count = (self != 0).astype(self.dtype).sum(dim=dim, keepdim=keepdim)
+            return (self * 0).sum(dim=dim, keepdim=keepdim) + count
+        if isinstance(p, str) and p != "fro":
+            raise ValueError(f"norm: p={p!r} is not a vector norm; use 2 ('fro'), a number or inf")
+        return ops.Norm.apply(self, p=2 if p == "fro" else p, axis=dim, keepdims=bool(keepdim))
 
     # ------------------------------------------------------------- item assignment
     def __setitem__(self, index: Any, value: Any) -> None:
@@ -605,9 +610,17 @@ def _extreme(tensor: Any, which: str, args: tuple, kwargs: dict) -> Any:
         keepdim = kwargs.pop("keepdim", args[1] if len(args) > 1 else False)
         if kwargs:
             raise TypeError(f"{which}(dim, keepdim): unexpected arguments {sorted(kwargs)}")
-        values = op.apply(tensor, axis=dim, keepdims=bool(keepdim))
         arg = np.argmax if which == "max" else np.argmin
-        return ValuesIndices(values, _arg(tensor, arg, (dim, bool(keepdim))))
+        if dim is None:  # (not a PyTorch form: the whole tensor, ties split as by max())
+            values = op.apply(tensor, axis=None, keepdims=bool(keepdim))
+            return ValuesIndices(values, _arg(tensor, arg, (None, bool(keepdim))))
+        # As in PyTorch, the values are picked at the indices (the first of tied extremes, or
+        # the first NaN), so the whole gradient goes to the element the index names.
+        index = _arg(tensor, arg, (dim, True))
+        values = tensor.gather(dim, index)
+        if not keepdim:
+            index, values = index.squeeze(dim), values.squeeze(dim)
+        return ValuesIndices(values, index)
     axis = kwargs.pop("axis", args[0] if args else None)
     keepdims = kwargs.pop("keepdims", kwargs.pop("keepdim", False))
     if kwargs:

@@ -28,7 +28,7 @@ from .elementwise import (
 from .matmul import MatMul
 from .movement import Concatenate, GetItem, MaskedFill, Reshape, Stack, Transpose, Where
 from .reduce import Max, Mean, Sum, Var
-from .reduce_more import Cumsum, Min, Prod
+from .reduce_more import Cumsum, Min, Norm, Prod
 from .shape import BroadcastTo, Cast, Clone, Flip, Pad, Roll, Tile
 from .softmax import LogSoftmax, Softmax
 from .unary import Clip, Cos, Elu, Expm1, LeakyRelu, Log1p, Maximum, Minimum, Sin, Softplus
@@ -65,6 +65,7 @@ __all__ = [
     "Neg",
     "Pad",
     "Pow",
+    "Norm",
     "Prod",
     "Relu",
     "Reshape",

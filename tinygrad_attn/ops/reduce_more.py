@@ -1,11 +1,12 @@
-"""More reductions over axes: min, prod, cumsum (NumPy's `axis` / `keepdims`)."""
+"""More reductions over axes: min, prod, the p-norm, cumsum (NumPy's `axis` / `keepdims`)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ..function import Function
-from ._util import expand_reduced, normalize_axes, normalize_axis
+from ._util import expand_reduced, frozen, normalize_axes, normalize_axis
+from .elementwise import float_input
 from .reduce import extreme_backward, extreme_forward
 
 
@@ -45,6 +46,37 @@ class Prod(Function):
         others = (before * after).reshape(moved.shape)  # product of all but each element
         others = np.transpose(others, np.argsort(kept + list(ctx.axes)))  # a's shape
         return (expand_reduced(grad_out, ctx.axes, ctx.keepdims, ctx.shape) * others,)
+
+
+class Norm(Function):
+    """out = (sum |a|^p)^(1/p) over axis (p finite and > 0);  da = dout * sign(a) |a|^(p-1) /
+    out^(p-1), and 0 where out is 0 (PyTorch's subgradient: no NaN at the zero vector)"""
+
+    @staticmethod
+    def forward(ctx, a, p=2, axis=None, keepdims=False):
+        a = float_input(a)
+        ctx.p, ctx.keepdims = p, keepdims
+        ctx.axes = normalize_axes(axis, a.ndim, "Norm", a.shape)
+        if p == 2:
+            out = np.sqrt(np.sum(a * a, axis=ctx.axes, keepdims=True))
+        else:
+            out = np.sum(np.abs(a) ** p, axis=ctx.axes, keepdims=True) ** (1 / p)
+        ctx.save_for_backward(a, frozen(out))
+        return out if keepdims else np.squeeze(out, axis=ctx.axes)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        a, out = ctx.saved_tensors
+        if not ctx.keepdims:
+            grad_out = np.expand_dims(grad_out, ctx.axes)
+        safe = np.where(out == 0, 1, out)  # a zero norm: every element 0, where the slope is 0
+        scale = grad_out / (safe if ctx.p == 2 else safe ** (ctx.p - 1))
+        if ctx.p == 2:
+            return (scale * a,)
+        with np.errstate(divide="ignore", invalid="ignore"):  # p < 1 at a 0: set to 0 below
+            slope = np.sign(a) * np.abs(a) ** (ctx.p - 1)
+        slope[a == 0] = 0
+        return (scale * slope,)
 
 
 class Cumsum(Function):

@@ -197,6 +197,43 @@ register(
 )
 
 
+def _p_norm(x: Tensor, p: float = 2, axis=None, keepdims=False) -> Tensor:
+    return x.norm(p, dim=axis, keepdim=keepdims)
+
+
+def _np_p_norm(x: np.ndarray, p: float = 2, axis=None, keepdims=False) -> np.ndarray:
+    return np.sum(np.abs(x) ** p, axis=axis, keepdims=keepdims) ** (1 / p)
+
+
+def _generate_norm(c: Choices) -> Case:
+    shape = c.shape(min_dims=1)
+    params = {"p": c.pick((2, 1, 3, 1.5)), "axis": c.axes(len(shape)), "keepdims": c.flag()}
+    return Case("", (Values(shape, AWAY_FROM_ZERO),), params)
+
+
+register(
+    OpSpec(
+        "Norm",
+        _p_norm,
+        _np_p_norm,
+        (
+            *(
+                Case(
+                    f"(2,3,4) p={p} axis={a}",
+                    (Values((2, 3, 4), AWAY_FROM_ZERO),),
+                    {"p": p, "axis": a},
+                )
+                for p in (2, 1, 3, 0.5)
+                for a in (None, -1, (0, 2))
+            ),
+            Case("(3,) keepdims", (Values((3,), AWAY_FROM_ZERO),), {"axis": 0, "keepdims": True}),
+        ),
+        _generate_norm,
+        "ops.reduce_more",
+    )
+)
+
+
 def _cumsum(x: Tensor, axis: int) -> Tensor:
     return x.cumsum(axis)
 
@@ -483,10 +520,6 @@ def _unbind_first(x: Tensor) -> Tensor:
     return x.unbind(1)[0]
 
 
-def _norm(x: Tensor) -> Tensor:
-    return x.norm(dim=-1, keepdim=True)
-
-
 def _amax(x: Tensor) -> Tensor:
     return x.amax(dim=1)
 
@@ -514,7 +547,6 @@ for name, fn, reference, shape, domain in (
     ("gather", _gather, _np_gather, (2, 3), REAL),
     ("moveaxis", _moveaxis, lambda x: np.moveaxis(x, 0, -1), (2, 3, 4), REAL),
     ("unbind", _unbind_first, lambda x: x[:, 0], (2, 3, 4), REAL),
-    ("norm", _norm, lambda x: np.linalg.norm(x, axis=-1, keepdims=True), (3, 4), AWAY_FROM_ZERO),
     ("amax", _amax, lambda x: x.max(axis=1), (2, 3, 4), DISTINCT),
     ("amin", _amin, lambda x: x.min(axis=(0, 1)), (2, 3, 4), DISTINCT),
     ("max(dim=).values", _max_dim, lambda x: x.max(axis=-1), (2, 3, 4), DISTINCT),
