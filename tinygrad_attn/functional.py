@@ -84,8 +84,9 @@ def log_softmax(x: Tensor, axis: int | None = None, *, dim: int | None = None) -
     return _tensor(x, "log_softmax").log_softmax(axis, dim=dim)
 
 
-def relu(x: Tensor) -> Tensor:
-    """max(x, 0)."""
+def relu(x: Tensor, inplace: bool = False) -> Tensor:
+    """max(x, 0). `inplace=True` (PyTorch's flag, here and below) computes it out of place too:
+    the result is what is returned, and `x` keeps its values."""
     return _tensor(x, "relu").relu()
 
 
@@ -393,7 +394,7 @@ def _layer_norm_args(
     return (x, shape, *params)
 
 
-def dropout(x: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
+def dropout(x: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero each element with probability `p` and scale the rest by 1/(1-p), so the expected
     value is unchanged; the identity when `training` is False or p == 0, zeros when p == 1.
     The mask comes from the global generator (`ta.manual_seed`)."""
@@ -611,12 +612,12 @@ def attention_composed(
 
 
 # ------------------------------------------- more activations (PyTorch's names; Tensor methods)
-def leaky_relu(x: Tensor, negative_slope: float = 0.01) -> Tensor:
+def leaky_relu(x: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x where x > 0, else negative_slope * x."""
     return _tensor(x, "leaky_relu").leaky_relu(negative_slope)
 
 
-def elu(x: Tensor, alpha: float = 1.0) -> Tensor:
+def elu(x: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x where x > 0, else alpha * (exp(x) - 1)."""
     return _tensor(x, "elu").elu(alpha)
 
@@ -631,6 +632,13 @@ def silu(x: Tensor) -> Tensor:
     return _tensor(x, "silu").silu()
 
 
-def hardtanh(x: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+def hardtanh(x: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace=False) -> Tensor:
     """x clamped to [min_val, max_val]."""
     return _tensor(x, "hardtanh").hardtanh(min_val, max_val)
+
+
+# PyTorch's other functional forms (more losses, logsumexp, normalize, pad, one_hot, embedding)
+from . import functional_more  # noqa: E402
+from .functional_more import *  # noqa: E402, F403
+
+__all__ += functional_more.__all__

@@ -8,10 +8,10 @@ counters:
   requires grad stays float (integer data takes its dtype); a float array of another dtype
   changes the dtype, as in PyTorch, and `.grad` is converted with it. A new shape needs `.grad`
   to be None first; a non-leaf keeps its shape and dtype. So `.grad` always matches `.data`.
-- Under `no_grad()` (or on a tensor that needs no gradient) the in-place ops `+= -= *= /= **=` and
-  `add_ sub_ mul_ div_ zero_ fill_ copy_` write into the SAME tensor: a module's parameter stays
-  the object that `parameters()` and `state_dict()` hold, the manual SGD step
-  `with no_grad(): w -= lr * w.grad` updates `w` itself.
+- Under `no_grad()` (or on a tensor that needs no gradient) the in-place ops `+= -= *= /= **=`
+  and `add_ sub_ mul_ div_ zero_ fill_ copy_ normal_ uniform_` write into the SAME tensor: a
+  module's parameter stays the object that `parameters()` and `state_dict()` hold, the manual
+  SGD step `with no_grad(): w -= lr * w.grad` updates `w` itself.
 - With grad mode on, an in-place op on a leaf that requires grad is a RuntimeError (the graph
   could not record it). An in-place method on a non-leaf is one in either mode; the operators
   rebind it instead (`c += d` on a non-leaf is `c = c + d`), as they do a plain tensor combined
@@ -38,7 +38,7 @@ import numpy as np
 
 from . import tensor as _tensor  # (tensor.py imports this module first; names are read late)
 from .saved import saved_by
-from .state import get_default_dtype, is_grad_enabled
+from .state import get_default_dtype, get_rng, is_grad_enabled
 
 
 def _label(t: Any) -> str:
@@ -326,6 +326,15 @@ class InPlaceMixin:
     def copy_(self, source: Any) -> Any:
         """Copy `source` (broadcast to this tensor's shape, cast to its dtype) in, in place."""
         return self._overwrite("copy_()", source)
+
+    def normal_(self, mean: float = 0.0, std: float = 1.0) -> Any:
+        """Fill with samples of N(mean, std^2) from the global generator, in place (PyTorch's
+        initialiser spelling: `w.normal_(0, 0.02)` under `no_grad`, or `nn.init.normal_`)."""
+        return self._overwrite("normal_()", get_rng().normal(mean, std, self.shape))
+
+    def uniform_(self, a: float = 0.0, b: float = 1.0) -> Any:
+        """Fill with samples of U(a, b) from the global generator, in place."""
+        return self._overwrite("uniform_()", get_rng().uniform(a, b, self.shape))
 
     # ---------------------------------------------------------------------- pickling
     def __getstate__(self) -> dict:

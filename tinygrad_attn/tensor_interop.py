@@ -1,6 +1,7 @@
 """How a Tensor shows itself to Python and NumPy: `repr`, `len`, `bool`, comparisons (bool
-tensors, outside the graph), `item()`, `numpy()`, `np.asarray(t)`. (NumPy functions called on
-Tensors are numpy_protocol.py's.)
+tensors, outside the graph), `item()`, `numpy()`, `np.asarray(t)`; and PyTorch's `new_zeros`,
+`new_ones`, `new_full`, `new_empty`, `new_tensor` (new leaves with this tensor's dtype). (NumPy
+functions called on Tensors are numpy_protocol.py's.)
 
 A mixin of `Tensor`, kept out of tensor.py so that the core reads as autograd alone. It holds no
 autograd and imports nothing that builds the graph.
@@ -50,6 +51,28 @@ class InteropMixin:
             )
         return self.data.item()
 
+    def new_zeros(self, *size: Any, dtype: Any = None, requires_grad: bool = False) -> Any:
+        """A new leaf of zeros of shape `size`, with this tensor's dtype (unless `dtype`)."""
+        return self.new_full(_shape(size), 0, dtype=dtype, requires_grad=requires_grad)
+
+    def new_ones(self, *size: Any, dtype: Any = None, requires_grad: bool = False) -> Any:
+        return self.new_full(_shape(size), 1, dtype=dtype, requires_grad=requires_grad)
+
+    def new_empty(self, *size: Any, dtype: Any = None, requires_grad: bool = False) -> Any:
+        """As `new_zeros` (never uninitialised memory here)."""
+        return self.new_full(_shape(size), 0, dtype=dtype, requires_grad=requires_grad)
+
+    def new_full(self, size: Any, fill_value: Any, dtype: Any = None, requires_grad=False) -> Any:
+        data = np.full(tuple(size), fill_value, dtype=self.data.dtype if dtype is None else dtype)
+        return _tensor.Tensor(data, requires_grad=requires_grad)
+
+    def new_tensor(self, data: Any, dtype: Any = None, requires_grad: bool = False) -> Any:
+        """A new leaf holding a copy of `data`, with this tensor's dtype (unless `dtype`)."""
+        dtype = self.data.dtype if dtype is None else dtype
+        return _tensor.Tensor(
+            np.array(getattr(data, "data", data), dtype=dtype), requires_grad=requires_grad
+        )
+
     def __repr__(self) -> str:
         body = np.array2string(self.data, precision=4, separator=", ", threshold=64)
         body = body.replace("\n", "\n       ")
@@ -84,3 +107,8 @@ class InteropMixin:
 
     def __ne__(self, other: Any) -> Any:  # type: ignore[override]
         return _tensor.Tensor._make(ops.elementwise.compare("!=", np.not_equal, self.data, other))
+
+
+def _shape(size: tuple) -> tuple:
+    """`new_zeros(2, 3)` and `new_zeros((2, 3))` alike."""
+    return tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size

@@ -222,7 +222,6 @@ class TensorMethods:
 
     def clone(self) -> Any:
         """A copy with its own array that stays in the graph (gradient passes through)."""
-
         return ops.Clone.apply(self)
 
     def contiguous(self) -> Any:
@@ -346,24 +345,20 @@ class TensorMethods:
 
     def broadcast_to(self, shape: Any) -> Any:
         """`np.broadcast_to`; the gradient is summed back over the broadcast axes."""
-
         return ops.BroadcastTo.apply(self, shape=tuple(shape))
 
     def flip(self, *dims: Any) -> Any:
         """Reverse the order along the given axes (all axes when none are given)."""
-
         if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
             dims = tuple(dims[0])
         return ops.Flip.apply(self, axes=tuple(dims) if dims else None)
 
     def roll(self, shifts: Any, dims: Any = None) -> Any:
         """Shift elements cyclically (`np.roll`)."""
-
         return ops.Roll.apply(self, shifts=shifts, axes=dims)
 
     def repeat(self, *sizes: Any) -> Any:
         """Tile the whole tensor `sizes` times along each axis (PyTorch; = `np.tile`)."""
-
         if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
             sizes = tuple(sizes[0])
         return ops.Tile.apply(self, reps=tuple(int(s) for s in sizes))
@@ -472,7 +467,6 @@ class TensorMethods:
     def var(self, axis=None, keepdims=None, ddof=None, *, dim=None, keepdim=None, **torch_style):
         """Variance, dividing by N - ddof: ddof=0 NumPy-style; called PyTorch-style (`dim=`,
         `unbiased=`, `correction=`), PyTorch's default correction of 1."""
-
         ddof = resolve_ddof("var", ddof, dim, torch_style)
         axis, keepdims = resolve_axis("var", axis, keepdims, dim, keepdim)
         return ops.Var.apply(self, axis=axis, keepdims=keepdims, ddof=ddof)
@@ -518,6 +512,12 @@ class TensorMethods:
         grid = list(np.ogrid[tuple(slice(n) for n in index.shape)])
         grid[axis] = index
         return self[tuple(grid)]
+
+    def logsumexp(self, dim: Any, keepdim: bool = False) -> Any:
+        """log(sum(exp(x))) over `dim`, without overflow (F.logsumexp); gradient: softmax."""
+        from .functional_more import logsumexp  # (it imports this module: read when called)
+
+        return logsumexp(self, dim, keepdim)
 
     def prod(self, dim: Any = None, keepdim: Any = None, *, axis: Any = None, keepdims=None):
         """Product over axes; the gradient is the product of the other elements (exact at

@@ -10,10 +10,18 @@ from .module import Module
 
 
 class ReLU(Module):
-    """max(x, 0)."""
+    """max(x, 0). `inplace=True` is accepted (PyTorch code passes it) and computes out of
+    place: the module's output is the result, its input keeps its values."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
 
     def forward(self, x: Tensor) -> Tensor:
         return F.relu(x)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
 
 
 class GELU(Module):
@@ -36,8 +44,9 @@ class Dropout(Module):
     """`F.dropout(x, p, training=self.training)`: active after `train()`, identity after
     `eval()`."""
 
-    def __init__(self, p: float = 0.5) -> None:
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
         super().__init__()
+        self.inplace = inplace  # (accepted as in ReLU: computed out of place)
         if isinstance(p, bool) or not isinstance(p, (int, float, np.integer, np.floating)):
             raise TypeError(f"Dropout: p must be a number in [0, 1], got {type(p).__name__}")
         if not 0 <= p <= 1:
@@ -48,4 +57,4 @@ class Dropout(Module):
         return F.dropout(x, self.p, self.training)
 
     def extra_repr(self) -> str:
-        return f"p={self.p}"
+        return f"p={self.p}" + (", inplace=True" if self.inplace else "")

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import functional as F
 from ..creation import from_numpy
 from ..state import get_default_dtype, get_rng
 from ..tensor import Tensor
@@ -16,15 +17,24 @@ class Embedding(Module):
     """`weight[indices]`: integer ids `(...)` -> vectors `(..., embedding_dim)`.
 
     `weight` is (num_embeddings, embedding_dim), drawn from N(0, 1) as in PyTorch. The lookup is
-    integer-array indexing, so a repeated id adds up the gradients of all its positions.
+    integer-array indexing, so a repeated id adds up the gradients of all its positions. As in
+    PyTorch, the row of `padding_idx` (if given) starts at zeros and gets no gradient.
     """
 
-    def __init__(self, num_embeddings: int, embedding_dim: int) -> None:
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: Any = None) -> None:
         super().__init__()
         check_size(self, num_embeddings=num_embeddings, embedding_dim=embedding_dim)
+        if padding_idx is not None and not -num_embeddings <= padding_idx < num_embeddings:
+            raise ValueError(
+                f"Embedding: padding_idx={padding_idx} is not a row of a table of "
+                f"num_embeddings={num_embeddings}"
+            )
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
+        self.padding_idx = None if padding_idx is None else padding_idx % num_embeddings
         table = get_rng().standard_normal((num_embeddings, embedding_dim))
+        if self.padding_idx is not None:
+            table[self.padding_idx] = 0
         self.weight = from_numpy(table.astype(get_default_dtype()), requires_grad=True)  # (N, D)
 
     def forward(self, indices: Any) -> Tensor:
@@ -41,7 +51,8 @@ class Embedding(Module):
                 f"num_embeddings={self.num_embeddings} (valid ids: 0 to "
                 f"{self.num_embeddings - 1})"
             )
-        return self.weight[ids]  # (..., D)
+        return F.embedding(ids, self.weight, self.padding_idx)  # (..., D)
 
     def extra_repr(self) -> str:
-        return f"{self.num_embeddings}, {self.embedding_dim}"
+        padding = "" if self.padding_idx is None else f", padding_idx={self.padding_idx}"
+        return f"{self.num_embeddings}, {self.embedding_dim}{padding}"

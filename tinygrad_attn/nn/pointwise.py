@@ -38,27 +38,29 @@ class SiLU(Module):
 
 
 class LeakyReLU(Module):
-    def __init__(self, negative_slope: float = 0.01) -> None:
+    def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
         super().__init__()
         self.negative_slope = negative_slope
+        self.inplace = inplace  # (as nn.ReLU's: computed out of place)
 
     def forward(self, x: Tensor) -> Tensor:
         return x.leaky_relu(self.negative_slope)
 
     def extra_repr(self) -> str:
-        return f"negative_slope={self.negative_slope}"
+        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
 
 
 class ELU(Module):
-    def __init__(self, alpha: float = 1.0) -> None:
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
         super().__init__()
         self.alpha = alpha
+        self.inplace = inplace  # (as nn.ReLU's: computed out of place)
 
     def forward(self, x: Tensor) -> Tensor:
         return x.elu(self.alpha)
 
     def extra_repr(self) -> str:
-        return f"alpha={self.alpha}"
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
 
 
 class Softplus(Module):
@@ -74,15 +76,18 @@ class Softplus(Module):
 
 
 class Hardtanh(Module):
-    def __init__(self, min_val: float = -1.0, max_val: float = 1.0) -> None:
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> None:
         super().__init__()
         self.min_val, self.max_val = min_val, max_val
+        self.inplace = inplace  # (as nn.ReLU's: computed out of place)
 
     def forward(self, x: Tensor) -> Tensor:
         return x.hardtanh(self.min_val, self.max_val)
 
     def extra_repr(self) -> str:
-        return f"min_val={self.min_val}, max_val={self.max_val}"
+        return f"min_val={self.min_val}, max_val={self.max_val}" + (
+            ", inplace=True" if self.inplace else ""
+        )
 
 
 class Softmax(Module):

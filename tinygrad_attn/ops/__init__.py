@@ -25,7 +25,7 @@ from .elementwise import (
     Sub,
     Tanh,
 )
-from .matmul import MatMul
+from .matmul import Einsum, MatMul
 from .movement import Concatenate, GetItem, MaskedFill, Reshape, Stack, Transpose, Where
 from .reduce import Max, Mean, Sum, Var
 from .reduce_more import Cumsum, Min, Norm, Prod
@@ -55,6 +55,7 @@ __all__ = [
     "Log1p",
     "LogSoftmax",
     "MaskedFill",
+    "Einsum",
     "MatMul",
     "Max",
     "Maximum",

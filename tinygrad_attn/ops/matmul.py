@@ -85,3 +85,39 @@ class MatMul(Function):
             if b.ndim == 1:
                 grad_b = grad_b[..., 0]  # (..., K)
         return grad_a, grad_b
+
+
+class Einsum(Function):
+    """out = einsum("a,b,...->out", *operands);  d(operand i) = einsum of dout with the other
+    operands, onto operand i's indices (an index only operand i has was summed: dout spreads
+    back along it)"""
+
+    @staticmethod
+    def forward(ctx, *operands, subscripts, result):
+        # `subscripts`: one string of letters per operand, `result`: the output's letters
+        # (ellipses already written out as letters, by torch_functions.einsum)
+        ctx.subscripts, ctx.result = subscripts, result
+        ctx.save_for_backward(*operands)
+        return np.einsum(f"{','.join(subscripts)}->{result}", *operands)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        operands = ctx.saved_tensors
+        grads = []
+        for i, letters in enumerate(ctx.subscripts):
+            if not ctx.needs_input_grad[i]:
+                grads.append(None)
+                continue
+            others = [j for j in range(len(operands)) if j != i]
+            seen = set(ctx.result).union(*(ctx.subscripts[j] for j in others))
+            kept = "".join(c for c in letters if c in seen)  # in operand i's order
+            spec = ",".join([ctx.result] + [ctx.subscripts[j] for j in others]) + "->" + kept
+            grad = np.einsum(spec, grad_out, *[operands[j] for j in others])
+            # (the letters only operand i had become axes of the operand's length)
+            shape = [
+                grad.shape[kept.index(c)] if c in seen else n
+                for c, n in zip(letters, operands[i].shape)
+            ]
+            missing = [k for k, c in enumerate(letters) if c not in seen]
+            grads.append(np.broadcast_to(np.expand_dims(grad, missing), shape))
+        return tuple(grads)

@@ -39,7 +39,7 @@ from ..opspec import (
     specs,
 )
 from . import elementwise, reduce, movement, matmul, softmax, attention, layers, functional, nn
-from . import pytorch
+from . import pytorch, torch_functions
 
 FAMILIES = (
     elementwise,
@@ -52,6 +52,7 @@ FAMILIES = (
     functional,
     nn,
     pytorch,
+    torch_functions,
 )
 
 __all__ = [
