@@ -202,3 +202,26 @@ def test_new_tensors_and_initialisers_in_pytorchs_spelling():
     assert ta.eye(2, 3).shape == (2, 3) and ta.linspace(0, 1, 5).data[-1] == 1.0
     assert sorted(ta.randperm(5).data.tolist()) == [0, 1, 2, 3, 4]
     assert ta.empty(2, 3).shape == ta.empty((2, 3)).shape == (2, 3)
+
+
+def test_pytorchs_data_normal_idiom_gets_a_note_that_rewrites_the_line(tmp_path):
+    import subprocess
+    import sys
+
+    from tinygrad_attn import saved
+
+    lin = nn.Linear(3, 2)
+    with pytest.raises(AttributeError) as info:
+        lin.weight.data.normal_(mean=0.0, std=0.02)
+    note = saved.explain_torch_method(info.value)
+    assert "`.data` (and `.grad`) is the NumPy array here" in note
+    assert "`with ta.no_grad(): lin.weight.normal_(mean=0.0, std=0.02)`" in note
+    with pytest.raises(AttributeError) as info:
+        lin.weight.data.reshape_me()  # not one of PyTorch's in-place methods: no note
+    assert saved.explain_torch_method(info.value) is None
+    script = tmp_path / "init.py"  # uncaught, the package's excepthook adds the note
+    script.write_text(
+        "import tinygrad_attn as torch\nb = torch.nn.Linear(3, 2).bias\nb.data.zero_()\n"
+    )
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
+    assert "with ta.no_grad(): b.zero_()" in done.stderr

@@ -349,6 +349,32 @@ def _mentions(line: str, text: str) -> bool:
     return False
 
 
+# PyTorch's in-place methods, which PyTorch code calls on `.data` (a tensor there, an ndarray
+# here): `module.weight.data.normal_(0.0, 0.02)` in older model code.
+_TORCH_IN_PLACE = {
+    "normal_", "uniform_", "zero_", "fill_", "copy_", "add_", "sub_", "mul_", "div_", "clamp_",
+}  # fmt: skip
+
+
+def explain_torch_method(exc: BaseException) -> str | None:
+    """If `exc` is "'numpy.ndarray' object has no attribute 'normal_'" (or another of PyTorch's
+    in-place methods): what to write instead. Otherwise None."""
+    name = getattr(exc, "name", None)
+    if not isinstance(exc, AttributeError) or not isinstance(getattr(exc, "obj", None), np.ndarray):
+        return None
+    if name not in _TORCH_IN_PLACE:
+        return None
+    where = _failing_frame(exc)
+    line = linecache.getline(where[0].f_code.co_filename, where[1]).strip() if where else ""
+    call = f".data.{name}("
+    fix = line.replace(call, f".{name}(") if call in line else f"module.weight.{name}(...)"
+    return (
+        f"{_NOTE_PREFIX}`.data` (and `.grad`) is the NumPy array here, not a tensor as in "
+        f"PyTorch, and arrays have no `{name}()`. Call it on the tensor itself, under no_grad: "
+        f"`with ta.no_grad(): {fix}`, or use ta.nn.init (e.g. `nn.init.normal_(w, 0.0, 0.02)`)."
+    )
+
+
 def add_note(exc: BaseException, note: str) -> None:
     """Attach `note` to `exc` once (as an exception note; Python 3.10: in the message)."""
     if any(n.startswith(_NOTE_PREFIX) for n in getattr(exc, "__notes__", ())):
@@ -360,7 +386,8 @@ def add_note(exc: BaseException, note: str) -> None:
 
 
 class _Excepthook:
-    """Adds the read-only note to an uncaught error, then hands it to the previous hook."""
+    """Adds the read-only note (or the note on `.data.normal_()`) to an uncaught error, then
+    hands it to the previous hook."""
 
     def __init__(self, previous: Any) -> None:
         self.previous = previous
@@ -368,7 +395,7 @@ class _Excepthook:
     def __call__(self, exc_type: type, exc: BaseException, tb: Any) -> None:
         try:
             if exc is not None:
-                note = explain_read_only(exc.with_traceback(tb))
+                note = explain_read_only(exc.with_traceback(tb)) or explain_torch_method(exc)
                 if note:
                     add_note(exc, note)
         except Exception:  # noqa: BLE001  (never let the explanation hide the real error)
