@@ -133,3 +133,19 @@ def test_an_array_over_a_python_buffer_is_locked_and_given_back():
     np.testing.assert_array_equal(w.grad, np.zeros(4))
     user[0] = 5.0  # released: writable again
     assert saved.saved_by(user) == []
+
+
+def test_an_ndarray_subclass_of_the_users_is_locked_like_an_ndarray():
+    # found on the read: the lock skipped any array whose class was not exactly np.ndarray, so
+    # a write into such an array between forward and backward silently changed the gradient
+    class Marked(np.ndarray):
+        pass
+
+    own = np.ones(3).view(Marked)
+    w = ta.from_numpy(own, requires_grad=True)
+    loss = (w * w).sum()
+    with pytest.raises(ValueError, match="read-only"):
+        own[0] = 5.0
+    loss.backward()
+    np.testing.assert_array_equal(w.grad, [2.0, 2.0, 2.0])
+    own[0] = 5.0  # writable again once backward released the graph

@@ -103,7 +103,7 @@ def lock_saved(node: Any, arrays: tuple, inputs: tuple) -> None:
     ref.held = held = []  # what it holds a lock on: each array and the memory it views, owner first
     with _table_lock:
         for array in arrays:
-            if array.__class__ is not np.ndarray:
+            if not isinstance(array, np.ndarray):  # (a subclass of the user's is held too)
                 continue
             owner = array if array.base is None else _owner(array)
             if not (user_op or id(owner) in exposed):
