@@ -225,3 +225,31 @@ def test_pytorchs_data_normal_idiom_gets_a_note_that_rewrites_the_line(tmp_path)
     )
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
     assert "with ta.no_grad(): b.zero_()" in done.stderr
+
+
+def test_loss_modules_call_the_functional_form_with_their_options():
+    rng = np.random.default_rng(0)
+    logits = ta.tensor(rng.standard_normal((4, 5)), requires_grad=True)
+    target, other = np.array([0, 3, 1, 4]), ta.tensor(rng.standard_normal((4, 5)))
+    labels = ta.tensor((rng.random((4, 5)) > 0.5) * 1.0)
+    pairs = [
+        (nn.CrossEntropyLoss(label_smoothing=0.1)(logits, target),
+         F.cross_entropy(logits, target, label_smoothing=0.1)),
+        (nn.NLLLoss(reduction="sum")(logits.log_softmax(-1), target),
+         F.nll_loss(logits.log_softmax(-1), target, reduction="sum")),
+        (nn.MSELoss()(logits, other), F.mse_loss(logits, other)),
+        (nn.L1Loss(reduction="none")(logits, other), F.l1_loss(logits, other, reduction="none")),
+        (nn.SmoothL1Loss(beta=0.5)(logits, other), F.smooth_l1_loss(logits, other, beta=0.5)),
+        (nn.BCELoss()(logits.sigmoid(), labels), F.binary_cross_entropy(logits.sigmoid(), labels)),
+        (nn.BCEWithLogitsLoss(pos_weight=2.0)(logits, labels),
+         F.binary_cross_entropy_with_logits(logits, labels, pos_weight=2.0)),
+    ]  # fmt: skip
+    for module_loss, functional_loss in pairs:
+        np.testing.assert_array_equal(module_loss.data, functional_loss.data)
+    assert repr(nn.MSELoss(reduction="sum")) == "MSELoss(reduction='sum')"
+    assert nn.Flatten()(ta.zeros(2, 3, 4)).shape == (2, 12)  # the batch axis kept
+    np.testing.assert_allclose(nn.LogSoftmax(-1)(logits).data, logits.log_softmax(-1).data)
+    with pytest.raises(ValueError, match="CrossEntropyLoss: per-class weights are not supported"):
+        nn.CrossEntropyLoss(weight=np.ones(5))
+    with pytest.raises(ValueError, match="L1Loss: reduction must be 'mean', 'sum' or 'none'"):
+        nn.L1Loss(reduction="avg")

@@ -79,6 +79,16 @@ CASES = {
     "normalize": (lambda L, a: _f(L).normalize(a, dim=-1), np.array([[0.0, 0.0], [3.0, 4.0]])),
     "cosine_similarity": (lambda L, a, b: _f(L).cosine_similarity(a, b, dim=-1), X, X[:1].copy()),
     "pad, crop": (lambda L, a: _f(L).pad(a, (-1, 2, 1, 0), value=-1.5), X),
+    "nn.CrossEntropyLoss": (
+        lambda L, a: L.nn.CrossEntropyLoss(label_smoothing=0.1)(a, L.tensor(np.array([0, 3, 1]))),
+        X,
+    ),
+    "nn.BCEWithLogitsLoss": (
+        lambda L, a, b: L.nn.BCEWithLogitsLoss(reduction="sum")(a, b),
+        X,
+        LABELS,
+    ),
+    "nn.SmoothL1Loss": (lambda L, a, b: L.nn.SmoothL1Loss(beta=0.5)(a, b), X, X[::-1].copy()),
     "embedding padding_idx": (
         lambda L, w: _f(L).embedding(L.tensor(np.array([[0, 2], [1, 0]])), w, padding_idx=0),
         Y,

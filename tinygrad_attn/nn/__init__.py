@@ -10,6 +10,17 @@ from .activation import GELU, Dropout, ReLU
 from .attention import MultiHeadAttention, SelfAttention
 from .embedding import Embedding
 from .linear import Linear
+from .loss import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    Flatten,
+    L1Loss,
+    LogSoftmax,
+    MSELoss,
+    NLLLoss,
+    SmoothL1Loss,
+)
 from .module import (
     IncompatibleKeys,
     Module,
@@ -24,6 +35,15 @@ from .pointwise import ELU, Hardtanh, Identity, LeakyReLU, Sigmoid, SiLU, Softma
 from .transformer import TransformerBlock
 
 __all__ = [
+    "BCELoss",
+    "BCEWithLogitsLoss",
+    "CrossEntropyLoss",
+    "Flatten",
+    "L1Loss",
+    "LogSoftmax",
+    "MSELoss",
+    "NLLLoss",
+    "SmoothL1Loss",
     "Dropout",
     "ELU",
     "Embedding",
