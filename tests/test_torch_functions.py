@@ -253,3 +253,47 @@ def test_loss_modules_call_the_functional_form_with_their_options():
         nn.CrossEntropyLoss(weight=np.ones(5))
     with pytest.raises(ValueError, match="L1Loss: reduction must be 'mean', 'sum' or 'none'"):
         nn.L1Loss(reduction="avg")
+
+
+def test_pytorchs_multihead_attention_gives_pytorchs_numbers():
+    e = 4
+    state = {  # PyTorch's parameter names, in PyTorch's order: a torch state_dict loads as is
+        "in_proj_weight": np.cos(np.arange(3 * e * e)).reshape(3 * e, e) * 0.5,
+        "in_proj_bias": np.sin(np.arange(3 * e)) * 0.1,
+        "out_proj.weight": np.cos(np.arange(e * e) * 0.7).reshape(e, e) * 0.5,
+        "out_proj.bias": np.linspace(-0.2, 0.2, e),
+    }
+    previous = ta.get_default_dtype()
+    ta.set_default_dtype(np.float64)  # (parameters in float64, as torch's here)
+    try:
+        layer = nn.MultiheadAttention(e, 2, batch_first=True)
+    finally:
+        ta.set_default_dtype(previous)
+    assert list(layer.state_dict()) == list(state)
+    layer.load_state_dict(state)
+    x = ta.tensor(np.sin(np.arange(12) * 1.3).reshape(1, 3, e), dtype=np.float64)
+    x.requires_grad_()
+    out, weights = layer(x, x, x, key_padding_mask=np.array([[False, False, True]]))
+    (out * f64(np.cos(np.arange(12)).reshape(1, 3, 4))).sum().backward()
+    # what torch 2.13 gives for the same layer, input and mask (float64)
+    np.testing.assert_allclose(out.data, [[
+        [-0.05689828536275, -0.16233296621608, 0.10384280139853, 0.22560993018127],
+        [-0.00437194627104, -0.21660464559717, 0.15358843986377, 0.18613870573682],
+        [-0.05477633133768, -0.17620808941452, 0.12786774948766, 0.19421136773375],
+    ]], rtol=1e-11, atol=1e-13)  # fmt: skip
+    np.testing.assert_allclose(weights.data, [[
+        [0.35687320633173, 0.64312679366827, 0.0],
+        [0.62849570330932, 0.37150429669068, 0.0],
+        [0.75684243672814, 0.24315756327186, 0.0],
+    ]], rtol=1e-11, atol=1e-13)  # fmt: skip
+    np.testing.assert_allclose(x.grad, [[
+        [-0.0438966092154, 0.02017966449305, 0.06570284772988, 0.05081913576807],
+        [0.03698918293508, -0.02122942899658, -0.05992980181331, -0.04353099122333],
+        [0.00044152597896, 0.00442842269646, 0.00434384800955, 0.00026555949535],
+    ]], rtol=1e-10, atol=1e-13)  # fmt: skip
+    grad = layer.in_proj_weight.grad
+    np.testing.assert_allclose(
+        [grad.sum(), (grad**2).sum()], [0.07405145888940462, 0.10733294994872129]
+    )
+    assert "embed_dim=4, num_heads=2, batch_first=True" in repr(layer)
+    assert "(out_proj): Linear(in_features=4, out_features=4, bias=True)" in repr(layer)

@@ -121,3 +121,56 @@ def test_value_and_gradients_equal_pytorchs(name):
     np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-12)
     for got, expected in zip(our_grads, their_grads):
         np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
+
+
+MHA_CASES = {  # name: (batch_first, input shapes (query, key, value), forward keywords)
+    "sequence first": (False, [(3, 2, 8), (4, 2, 8), (4, 2, 8)], {}),
+    "batch first": (True, [(2, 3, 8), (2, 4, 8), (2, 4, 8)], {}),
+    "bool attn_mask": (False, [(3, 2, 8), (4, 2, 8), (4, 2, 8)],
+                       {"attn_mask": np.array([[False, True, False, False]] * 3)}),
+    "float attn_mask": (False, [(3, 2, 8), (4, 2, 8), (4, 2, 8)],
+                        {"attn_mask": RNG.standard_normal((3, 4))}),
+    "per-head attn_mask": (False, [(3, 2, 8), (4, 2, 8), (4, 2, 8)],
+                           {"attn_mask": RNG.random((4, 3, 4)) > 0.7}),
+    "key_padding_mask": (False, [(3, 2, 8), (4, 2, 8), (4, 2, 8)],
+                         {"key_padding_mask": np.array([[0, 0, 1, 1], [0, 1, 0, 0]], bool)}),
+    "weights per head": (True, [(2, 3, 8), (2, 4, 8), (2, 4, 8)], {"average_attn_weights": False}),
+    "no weights": (True, [(2, 3, 8), (2, 4, 8), (2, 4, 8)], {"need_weights": False}),
+    "unbatched": (False, [(3, 8), (4, 8), (4, 8)], {}),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(MHA_CASES))
+def test_multihead_attention_equals_pytorchs(name):
+    batch_first, shapes, keywords = MHA_CASES[name]
+    torch.set_default_dtype(torch.float64)
+    previous = ta.get_default_dtype()
+    ta.set_default_dtype(np.float64)
+    try:
+        theirs = torch.nn.MultiheadAttention(8, 2, batch_first=batch_first)
+        ours = ta.nn.MultiheadAttention(8, 2, batch_first=batch_first)
+        ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
+        arrays = [RNG.standard_normal(shape) for shape in shapes]
+        results = []
+        for library, layer in ((torch, theirs), (ta, ours)):
+            inputs = [library.tensor(a, requires_grad=True) for a in arrays]
+            given = {
+                k: library.tensor(v) if isinstance(v, np.ndarray) else v
+                for k, v in keywords.items()
+            }
+            out, weights = layer(*inputs, **given)
+            out.backward(library.tensor(np.cos(np.arange(out.numel())).reshape(tuple(out.shape))))
+            grads = [np.asarray(t.grad) for t in inputs]
+            grads += [np.asarray(p.grad) for _, p in layer.named_parameters()]
+            to_numpy = (lambda t: t.detach().numpy()) if library is torch else (lambda t: t.data)
+            results.append((to_numpy(out), None if weights is None else to_numpy(weights), grads))
+    finally:
+        ta.set_default_dtype(previous)
+        torch.set_default_dtype(torch.float32)
+    (out_t, weights_t, grads_t), (out_o, weights_o, grads_o) = results
+    np.testing.assert_allclose(out_o, out_t, rtol=1e-10, atol=1e-12)
+    assert (weights_o is None) == (weights_t is None)
+    if weights_t is not None:
+        np.testing.assert_allclose(weights_o, weights_t, rtol=1e-10, atol=1e-12)
+    for got, expected in zip(grads_o, grads_t):
+        np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)

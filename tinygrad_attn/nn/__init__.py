@@ -32,6 +32,7 @@ from .module import (
 )
 from .norm import LayerNorm
 from .pointwise import ELU, Hardtanh, Identity, LeakyReLU, Sigmoid, SiLU, Softmax, Softplus, Tanh
+from .torch_attention import MultiheadAttention
 from .transformer import TransformerBlock
 
 __all__ = [
@@ -58,6 +59,7 @@ __all__ = [
     "ModuleDict",
     "ModuleList",
     "MultiHeadAttention",
+    "MultiheadAttention",
     "Parameter",
     "ReLU",
     "SelfAttention",
