@@ -136,7 +136,9 @@ def test_einsum_bmm_and_outer_refuse_what_they_cannot_do_and_say_so():
         ta.bmm(m, m)
     with pytest.raises(ValueError, match=r"outer: needs two 1-D tensors"):
         ta.outer(m, m)
-    with pytest.raises(TypeError, match=r"torch.exp: the input must be a Tensor.*ta.tensor"):
+    with pytest.raises(
+        TypeError, match=r"torch.exp: input must be a Tensor.*wrap it first: ta.tensor\(\[1.0\]\)"
+    ):
         ta.exp([1.0])
 
 
@@ -144,7 +146,9 @@ def test_the_losses_check_their_inputs():
     p = ta.tensor([0.5, 1.5])
     with pytest.raises(ValueError, match=r"binary_cross_entropy: input must be probabilities"):
         F.binary_cross_entropy(p, ta.tensor([1.0, 0.0]))
-    with pytest.raises(ValueError, match=r"l1_loss: input of shape \(2,\) and target of shape"):
+    with pytest.raises(
+        ValueError, match=r"l1_loss: input has shape \(2,\) but target has shape \(3,\)"
+    ):
         F.l1_loss(p, ta.tensor([1.0, 0.0, 1.0]))
     with pytest.raises(ValueError, match=r"nll_loss: weight must have one entry per class"):
         F.nll_loss(ta.tensor([[0.1, 0.9]]), np.array([1]), weight=np.ones(3))

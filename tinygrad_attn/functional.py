@@ -38,7 +38,6 @@ __all__ = [
     "linear",
     "linear_composed",
     "log_softmax",
-    "mse_loss",
     "relu",
     "scaled_dot_product_attention",
     "sigmoid",
@@ -58,7 +57,10 @@ def _tensor(x: Any, fn: str, what: str = "input") -> Tensor:
         return x
     if isinstance(x, np.ndarray):
         return Tensor(x)
-    raise TypeError(f"{fn}: {what} must be a Tensor (or an np.ndarray), got {type(x).__name__}")
+    raise TypeError(
+        f"{fn}: {what} must be a Tensor (or an np.ndarray), got {type(x).__name__}; wrap it "
+        f"first: ta.tensor({x!r})"
+    )
 
 
 def _reduce(loss: Tensor, reduction: str, fn: str) -> Tensor:
@@ -281,29 +283,6 @@ def _cross_entropy_args(
             f" or equal ignore_index={int(ignore_index)}"
         )
     return logits, classes
-
-
-def mse_loss(pred: Tensor, target: Any, reduction: str = "mean") -> Tensor:
-    """Mean (or sum, or per element) of (pred - target)^2; the shapes must be equal."""
-    pred = _tensor(pred, "mse_loss", "pred")
-    if not isinstance(target, Tensor):
-        try:
-            array = np.asarray(target)
-        except ValueError:
-            array = np.empty(0, dtype=object)  # a ragged list: reported below
-        if array.dtype.kind not in "fiub":
-            raise TypeError(
-                f"mse_loss: target must be a Tensor, an ndarray or (a list of) numbers, got "
-                f"{type(target).__name__} (NumPy reads it as dtype {array.dtype})"
-            )
-        target = Tensor(array, dtype=pred.dtype)
-    if pred.shape != target.shape:
-        raise ValueError(
-            f"mse_loss: pred has shape {pred.shape} but target has shape {target.shape}; they "
-            "must be equal (broadcasting here usually hides a bug)"
-        )
-    diff = pred - target
-    return _reduce(diff * diff, reduction, "mse_loss")
 
 
 # ---------------------------------------------------------------------- normalisation, noise

@@ -1,7 +1,9 @@
 """PyTorch's other functional forms, written with Tensor ops (so each gradient is the chain rule
-through the ops it calls, and every step shows up in a graph): the losses `nll_loss`,
-`l1_loss`, `smooth_l1_loss`, `binary_cross_entropy`, `binary_cross_entropy_with_logits`, and
-`logsumexp`, `normalize`, `cosine_similarity`, `pad`, `one_hot`, `embedding`.
+through the ops it calls, and every step shows up in a graph): the losses `mse_loss`,
+`nll_loss`, `l1_loss`, `smooth_l1_loss`, `binary_cross_entropy`,
+`binary_cross_entropy_with_logits` (one check of input and target, `pred_and_target`, for all
+but `nll_loss`), and `logsumexp`, `normalize`, `cosine_similarity`, `pad`, `one_hot`,
+`embedding`.
 
 `functional.py` re-exports them, so they are `F.nll_loss` and so on. As there, a class axis is
 LAST (`(N, C)` or `(B, T, C)`), and this module has no backward code of its own.
@@ -14,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .creation import cat, full, where
-from .functional import _cross_entropy_args, _reduce, _tensor
+from .functional import _check_float, _cross_entropy_args, _reduce, _tensor
 from .tensor import Tensor
 
 __all__ = [
@@ -24,6 +26,7 @@ __all__ = [
     "embedding",
     "l1_loss",
     "logsumexp",
+    "mse_loss",
     "nll_loss",
     "normalize",
     "one_hot",
@@ -32,18 +35,40 @@ __all__ = [
 ]
 
 
-def _pair(fn: str, input: Any, target: Any) -> tuple[Tensor, Tensor]:
-    """(input, target) as tensors of one shape and float dtype, or a clear error."""
-    input = _tensor(input, fn)
-    if input.dtype.kind != "f":
-        raise TypeError(f"{fn}: input must be a float tensor, got dtype {input.dtype}")
-    target = target if isinstance(target, Tensor) else Tensor(np.asarray(target), dtype=input.dtype)
-    if input.shape != target.shape:
+def mse_loss(pred: Tensor, target: Any, reduction: str = "mean") -> Tensor:
+    """Mean (or sum, or per element) of (pred - target)^2; the shapes must be equal."""
+    pred, target = pred_and_target("mse_loss", pred, target)
+    diff = pred - target
+    return _reduce(diff * diff, reduction, "mse_loss")
+
+
+def pred_and_target(fn: str, pred: Any, target: Any, what: str = "pred") -> tuple:
+    """(pred, target) as tensors of one shape (numbers or arrays become a constant in pred's
+    dtype) for an elementwise loss; clear errors otherwise."""
+    pred = _tensor(pred, fn, what)
+    if not isinstance(target, Tensor):
+        try:
+            array = np.asarray(target)
+        except ValueError:
+            array = np.empty(0, dtype=object)  # a ragged list: reported below
+        if array.dtype.kind not in "fiub":
+            raise TypeError(
+                f"{fn}: target must be a Tensor, an ndarray or (a list of) numbers, got "
+                f"{type(target).__name__} (NumPy reads it as dtype {array.dtype})"
+            )
+        target = Tensor(array, dtype=pred.dtype)
+    if pred.shape != target.shape:
         raise ValueError(
-            f"{fn}: input of shape {input.shape} and target of shape {target.shape} must have "
-            "the same shape (PyTorch would broadcast them with a warning; that is usually a "
-            "bug: reshape one of them)"
+            f"{fn}: {what} has shape {pred.shape} but target has shape {target.shape}; they "
+            "must be equal (broadcasting here usually hides a bug)"
         )
+    return pred, target
+
+
+def _pair(fn: str, input: Any, target: Any) -> tuple[Tensor, Tensor]:
+    """(input, target) as `mse_loss` checks them, and the input a float tensor."""
+    input, target = pred_and_target(fn, input, target, "input")
+    _check_float(input, fn)
     return input, target
 
 

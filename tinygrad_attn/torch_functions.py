@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from . import ops
+from . import functional_more, ops
+from .functional import _tensor
 from .state import get_default_dtype, get_rng
 from .tensor import Tensor
 from .tensor_methods import ValuesIndices, check_device
@@ -31,15 +32,8 @@ __all__ = [
 
 
 def _input(x: Any, fn: str) -> Tensor:
-    """`x` as a Tensor: a Tensor as it is, an ndarray as a constant; else a TypeError."""
-    if isinstance(x, Tensor):
-        return x
-    if isinstance(x, np.ndarray):
-        return Tensor(x)
-    raise TypeError(
-        f"torch.{fn}: the input must be a Tensor (or an ndarray), got {type(x).__name__}; "
-        f"wrap it first: ta.tensor({x!r})"
-    )
+    """`x` as a Tensor (an ndarray as a constant), as `F`'s functions take it; else a TypeError."""
+    return _tensor(x, f"torch.{fn}")
 
 
 # -------------------------------------------------------- elementwise (the Tensor method)
@@ -172,20 +166,22 @@ def argmin(input: Any, *args: Any, **kwargs: Any) -> Tensor:
 def var(input: Any, dim: Any = None, unbiased: Any = None, keepdim: bool = False, **kw: Any):
     """torch.var: over `dim` (all by default), with PyTorch's default correction of 1 (so
     `ta.var(x, 1)` is the unbiased variance, where NumPy's `np.var(x, 1)` is not)."""
-    correction = kw.pop("correction", None if unbiased is None else int(bool(unbiased)))
-    tensor = _input(input, "var")
-    return tensor.var(
-        dim=dim, keepdim=keepdim, correction=1 if correction is None else correction, **kw
-    )
+    correction = _correction(unbiased, kw)
+    return _input(input, "var").var(dim=dim, keepdim=keepdim, correction=correction, **kw)
 
 
 def std(input: Any, dim: Any = None, unbiased: Any = None, keepdim: bool = False, **kw: Any):
     """torch.std: the square root of `var`, with the same arguments and defaults."""
-    correction = kw.pop("correction", None if unbiased is None else int(bool(unbiased)))
-    tensor = _input(input, "std")
-    return tensor.std(
-        dim=dim, keepdim=keepdim, correction=1 if correction is None else correction, **kw
-    )
+    correction = _correction(unbiased, kw)
+    return _input(input, "std").std(dim=dim, keepdim=keepdim, correction=correction, **kw)
+
+
+def _correction(unbiased: Any, kw: dict) -> int:
+    """PyTorch's divisor correction: `correction=` (popped from `kw`), else `unbiased`, else 1."""
+    correction = kw.pop("correction", None)
+    if correction is not None:
+        return correction
+    return 1 if unbiased is None else int(bool(unbiased))
 
 
 def norm(input: Any, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Tensor:
@@ -197,9 +193,7 @@ def cumsum(input: Any, dim: int) -> Tensor:
 
 
 def logsumexp(input: Any, dim: Any, keepdim: bool = False) -> Tensor:
-    from .functional_more import logsumexp as composed  # (functional imports this package)
-
-    return composed(_input(input, "logsumexp"), dim, keepdim)
+    return functional_more.logsumexp(_input(input, "logsumexp"), dim, keepdim)
 
 
 def softmax(input: Any, dim: int) -> Tensor:

@@ -14,9 +14,7 @@ from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
     CrossEntropyLoss,
-    Flatten,
     L1Loss,
-    LogSoftmax,
     MSELoss,
     NLLLoss,
     SmoothL1Loss,
@@ -31,7 +29,19 @@ from .module import (
     functional_call,
 )
 from .norm import LayerNorm
-from .pointwise import ELU, Hardtanh, Identity, LeakyReLU, Sigmoid, SiLU, Softmax, Softplus, Tanh
+from .pointwise import (
+    ELU,
+    Flatten,
+    Hardtanh,
+    Identity,
+    LeakyReLU,
+    LogSoftmax,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Softplus,
+    Tanh,
+)
 from .torch_attention import MultiheadAttention
 from .transformer import TransformerBlock
 

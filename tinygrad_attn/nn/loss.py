@@ -1,6 +1,6 @@
 """PyTorch's loss modules (`criterion = nn.CrossEntropyLoss()`; `criterion(logits, target)`),
-each holding its options and calling the `F` function of the same name; and `Flatten`,
-`LogSoftmax`. As in `F`, a class axis is last. No backward code lives here."""
+each holding its options and calling the `F` function of the same name. As in `F`, a class
+axis is last. No backward code lives here."""
 
 from __future__ import annotations
 
@@ -101,29 +101,3 @@ class BCEWithLogitsLoss(_Loss):
         return F.binary_cross_entropy_with_logits(
             input, target, self.weight, self.reduction, self.pos_weight
         )
-
-
-class Flatten(Module):
-    """Merge axes `start_dim`..`end_dim` into one (PyTorch's default keeps the batch axis)."""
-
-    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
-        super().__init__()
-        self.start_dim, self.end_dim = start_dim, end_dim
-
-    def forward(self, x: Tensor) -> Tensor:
-        return x.flatten(self.start_dim, self.end_dim)
-
-    def extra_repr(self) -> str:
-        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
-
-
-class LogSoftmax(Module):
-    def __init__(self, dim: int = -1) -> None:
-        super().__init__()
-        self.dim = dim
-
-    def forward(self, x: Tensor) -> Tensor:
-        return x.log_softmax(dim=self.dim)
-
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}"

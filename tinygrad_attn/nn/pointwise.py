@@ -1,5 +1,6 @@
 """More parameter-free layers under PyTorch's names: SiLU, LeakyReLU, ELU, Softplus, Hardtanh,
-Tanh, Sigmoid, Softmax, Identity. Each calls the Tensor method of the same name; no maths here.
+Tanh, Sigmoid, Softmax, LogSoftmax, Flatten, Identity. Each calls the Tensor method of the same
+name; no maths here.
 """
 
 from __future__ import annotations
@@ -97,6 +98,32 @@ class Softmax(Module):
 
     def forward(self, x: Tensor) -> Tensor:
         return x.softmax(dim=self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Flatten(Module):
+    """Merge axes `start_dim`..`end_dim` into one (PyTorch's default keeps the batch axis)."""
+
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def forward(self, x: Tensor) -> Tensor:
+        return x.flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self) -> str:
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class LogSoftmax(Module):
+    def __init__(self, dim: int = -1) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x: Tensor) -> Tensor:
+        return x.log_softmax(dim=self.dim)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
