@@ -72,3 +72,17 @@ def test_every_array_a_node_saved_is_read_only_until_backward(sample):
         if isinstance(array, np.ndarray) and array.flags.writeable
     ]
     assert not writable, writable
+
+
+@op_table
+def test_every_backward_returns_one_gradient_per_input(sample):
+    """The engine trusts a built-in op's backward to return a tuple with one entry per input
+    (engine.accumulate checks only a user's op): each node of every row is asked directly."""
+    from tinygrad_attn.engine import graph_order
+
+    out = sample.call(*sample.inputs())
+    nodes = graph_order([out.grad_fn]) if out.grad_fn is not None else []
+    for node in nodes:
+        returned = node.backward(node, np.ones(node.output_shape, node.output_dtype))
+        assert type(returned) is tuple, f"{node.name}.backward returned {type(returned)}"
+        assert len(returned) == len(node.parents), f"{node.name}: {len(returned)} gradients"

@@ -17,10 +17,10 @@ op's calculus, nor build graph nodes (function.py does).
 
 from __future__ import annotations
 
-import collections
 import heapq
 import operator
 from collections.abc import Iterator
+from itertools import compress
 from typing import Any, NoReturn
 
 import numpy as np
@@ -31,42 +31,44 @@ from .state import observers
 
 
 def backward_steps(root: Any, gradient: Any = None, retain_graph: bool = False) -> Iterator:
-    """Run the backward pass from `root`, yielding one `BackwardStep` per node."""
+    """Run the backward pass from `root`, yielding per node the tuple `(index, node,
+    grad_output, returned)` (`Tensor.backward_steps` hands each out as a `BackwardStep`)."""
     grads, ready = start(root, gradient)  # grads: node -> the gradient arrived at its output
     ran = []  # the nodes that ran: released together once the pass is complete (`finish`)
     while ready:
         node = heapq.heappop(ready)[1]  # largest number left: all its consumers have run
         grad_out = grads.pop(node)
-        if node.has_hooks or observers.active:  # hooks, anomaly checks: see watched_backward
+        if node.watched or observers.active:  # hooks, anomaly checks: see watched_backward
             grad_out, grad_inputs = watched_backward(node, grad_out, grads, ready)
         else:  # the op's calculus (one gradient per input), each handed to its input
             grad_inputs = accumulate(node, node.backward(node, grad_out), grads, ready)
         ran.append(node)
-        yield BackwardStep((len(ran) - 1, node, grad_out, grad_inputs))
+        yield len(ran) - 1, node, grad_out, grad_inputs
     finish(grads, () if retain_graph else ran)
 
 
 def accumulate(node: Function, grad_inputs: Any, grads: dict, ready: list) -> tuple:
-    """THE place gradients add up. Each input of `node` that needs a gradient gets its entry of
-    `grad_inputs` (what `node.backward` returned), summed to the input's shape (un-broadcasting)
-    and cast to its dtype, then added where it belongs: to the gradient waiting at the node that
-    made the input (its first one puts that node on the heap), or to a leaf's `.grad`. Returns
-    `grad_inputs` as a tuple, one entry per input."""
-    if grad_inputs.__class__ is not tuple or len(grad_inputs) != len(node.parents):
+    """THE place gradients add up. Each input of `node` that needs a gradient (`compress` skips
+    the others) gets its entry of `grad_inputs` (one per input: checked for a user's op), summed
+    to the input's shape (un-broadcasting) and cast to its dtype, then added where it belongs:
+    to the gradient waiting at the node that made the input (its first one puts that node on
+    the heap), or to a leaf's `.grad`. Returns `grad_inputs` as a tuple."""
+    if node._checks_fields:  # a user's op
         grad_inputs = check_arity(node, grad_inputs)
-    for parent, needs, grad in zip(node.parents, node.needs_input_grad, grad_inputs):
-        if needs and grad is not None:
-            if grad.__class__ is not np.ndarray or (grad.shape, grad.dtype) != parent.grad_like:
-                grad = fit(grad, parent, node)  # broadcast axes summed out, the input's dtype
-            if parent in grads:  # a node that already has a gradient, or a leaf with hooks
-                grads[parent] = grads[parent] + grad
-            elif isinstance(parent, Function):  # its first gradient: it joins the heap
-                grads[parent] = grad
-                heapq.heappush(ready, (-parent.sequence, parent))
-            elif parent._hooks:  # a leaf with hooks: they see its total gradient, once (`finish`)
-                grads[parent] = grad
-            else:
-                add_to_grad(parent, grad)
+    for parent, grad in compress(zip(node.parents, grad_inputs), node.needs_input_grad):
+        if grad.__class__ is not np.ndarray or (grad.shape, grad.dtype) != parent.grad_like:
+            grad = fit(grad, parent, node)  # broadcast axes summed out, the input's dtype
+            if grad is None:
+                continue
+        if parent in grads:  # a node that already has a gradient, or a leaf with hooks
+            grads[parent] = grads[parent] + grad
+        elif isinstance(parent, Function):  # its first gradient: it joins the heap
+            grads[parent] = grad
+            heapq.heappush(ready, (-parent.sequence, parent))
+        elif parent._hooks:  # a leaf with hooks: they see its total gradient, once (`finish`)
+            grads[parent] = grad
+        else:
+            add_to_grad(parent, grad)
     return grad_inputs
 
 
@@ -87,7 +89,7 @@ class BackwardStep(tuple):
     def grad_inputs(self) -> tuple:
         node = self[1]  # (summed again when read: the pass itself keeps no second copy)
         todo = zip(node.parents, node.needs_input_grad, self[3])
-        return tuple(fit(g, p, node) if n and g is not None else None for p, n, g in todo)
+        return tuple(fit(g, p, node) if n else None for p, n, g in todo)
 
     @property
     def op(self) -> str:
@@ -149,14 +151,15 @@ def finish(grads: dict, ran: list | tuple) -> None:
             if hooked is not None:
                 grad = checked_hook_result(hooked, grad, hook, leaf.name or "a leaf")
         add_to_grad(leaf, grad)
-    collections.deque(map(Function.release, ran), maxlen=0)  # (one line, not one per node)
+    Function.release(ran)
 
 
 def watched_backward(node: Function, grad_out: np.ndarray, grads: dict, ready: list) -> tuple:
     """The op's backward and `accumulate`, with what watches them: hooks on the node's output and
     `retain_grad` first, then observers before and after the backward (after: before anything
-    is handed out, so a check that raises leaves every `.grad` untouched). Returns (grad_out,
-    grad_inputs) as the loop has them."""
+    is handed out, so a check that raises leaves every `.grad` untouched), and the check that
+    the backward returned one gradient per input. Returns (grad_out, grad_inputs) as the loop
+    has them."""
     saved.warn_replaced(node)  # if an optimizer changed a parameter it saved since
     for hook in node.output_hooks:
         hooked = hook(grad_out)
@@ -166,10 +169,9 @@ def watched_backward(node: Function, grad_out: np.ndarray, grads: dict, ready: l
         add_to_grad(node.output_ref(), grad_out)
     for callback in observers.before_backward:
         callback(node, grad_out)
-    grad_inputs = node.backward(node, grad_out)
-    returned = grad_inputs if grad_inputs.__class__ is tuple else (grad_inputs,)
+    grad_inputs = check_arity(node, node.backward(node, grad_out))  # (observers see a tuple)
     for callback in observers.on_backward:
-        callback(node, grad_out, returned)
+        callback(node, grad_out, grad_inputs)
     return grad_out, accumulate(node, grad_inputs, grads, ready)
 
 
@@ -188,7 +190,7 @@ def checked_hook_result(hooked: Any, grad: np.ndarray, hook: Any, where: str) ->
 
 
 def check_arity(node: Function, grad_inputs: Any) -> tuple:
-    """`backward` returned one gradient, not a tuple, or the wrong number of them."""
+    """`backward`'s result as a tuple of one gradient per input, or an error naming the op."""
     if grad_inputs.__class__ is not tuple:
         grad_inputs = (grad_inputs,)
     if len(grad_inputs) == len(node.parents):
@@ -200,8 +202,10 @@ def check_arity(node: Function, grad_inputs: Any) -> tuple:
     )
 
 
-def fit(grad: Any, parent: Any, node: Function) -> np.ndarray:
+def fit(grad: Any, parent: Any, node: Function) -> np.ndarray | None:
     """`grad` as an ndarray of the input's shape (summing out broadcast axes) and dtype."""
+    if grad is None:  # no gradient flows to this input
+        return None
     shape, dtype = parent.grad_like
     if grad.__class__ is not np.ndarray:
         grad = np.asarray(grad)

@@ -12,8 +12,10 @@ gradients (only the engine does).
 
 from __future__ import annotations
 
+import collections
 import itertools
 import weakref
+from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -34,7 +36,7 @@ _sequence = itertools.count()
 # of these names is refused, naming the op.
 FRAMEWORK_FIELDS = frozenset(
     "parents needs_input_grad sequence output_ref grad_like output_shape output_dtype output_name"
-    " output_hooks retains_output_grad has_hooks scope creation_site inputs output saved_tensors"
+    " output_hooks retains_output_grad watched scope creation_site inputs output saved_tensors"
     " released recorded name".split()
 )
 
@@ -65,8 +67,9 @@ class Function:
       must look like), `output_name`;
     - `creation_site`: "file:line" of the user's code (recorded in anomaly/debug mode);
     - `scope`: the module path being called when the node was made (e.g. "attn.query");
-    - `output_hooks`, `retains_output_grad`, `has_hooks`: what `register_hook` and
-      `retain_grad` asked for (`has_hooks` also: a saved parameter replaced since, saved.py).
+    - `output_hooks`, `retains_output_grad`: what `register_hook` and `retain_grad` asked for;
+      `watched`: the engine looks closer at this node (for those, or a saved parameter
+      replaced since: saved.py).
     """
 
     creation_site: str | None = None
@@ -74,13 +77,14 @@ class Function:
     output_name: str | None = None
     output_hooks: tuple = ()
     retains_output_grad = False
-    has_hooks = False  # hooks, retain_grad (or a replaced parameter): the engine looks closer
+    watched = False  # hooks, retain_grad (or a replaced parameter): the engine looks closer
     _saved: tuple | None = ()  # None once released
     _lock_ref = None  # what it made read-only of memory the user may hold (saved.py)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        # The package's own ops are known not to set framework names; a user's op is checked.
+        # The package's own ops are known not to set framework names and to return one gradient
+        # per input (their tests check both); a user's op is checked, forward and backward.
         cls._checks_fields = not cls.__module__.startswith(__package__ + ".")
 
     @staticmethod
@@ -120,7 +124,7 @@ class Function:
 
     @_FrameworkProperty
     def released(self) -> bool:
-        """True once backward (or `release()`) freed what this node saved."""
+        """True once backward (or `Function.release`) freed what this node saved."""
         return self._saved is None
 
     def params(self) -> dict:
@@ -208,11 +212,12 @@ class Function:
             self._released_output = record
         return record
 
-    def release(self) -> None:
-        """Free the arrays this node saved; its structure (parents, shapes, names) stays."""
-        self._saved = None
-        if self._lock_ref is not None:  # it made memory the user may hold read-only: saved.py
-            saved.unlock_saved(self)
+    @staticmethod
+    def release(nodes: list | tuple) -> None:
+        """Free what these nodes saved (`_saved = None`, in one C-level pass; their structure
+        stays), and give back together what they made read-only of the user's memory (saved.py)."""
+        collections.deque(map(setattr, nodes, repeat("_saved"), repeat(None)), maxlen=0)
+        saved.unlock_saved([node._lock_ref for node in nodes if node._lock_ref is not None])
 
     def __repr__(self) -> str:
         if not self.recorded:

@@ -139,7 +139,7 @@ def note_replaced(replaced: list, by: str) -> None:
     ticket = [f"{by} changed {listed} after this graph's forward saved {them} for backward"]
     for node in nodes.values():  # one ticket for them all: one warning per step, not per node
         node._replaced = ticket
-        node.has_hooks = True  # (the engine then looks at the node: watched_backward)
+        node.watched = True  # (the engine then looks at the node: watched_backward)
 
 
 def warn_replaced(node: Any) -> None:
@@ -170,11 +170,13 @@ def settle_view(out: np.ndarray, inputs: tuple, op: type) -> bool:
     return False
 
 
-def unlock_saved(node: Any) -> None:
-    """Give back a node's hold, `node._lock_ref` (the node is being released by backward)."""
-    ref, node._lock_ref = node._lock_ref, None
-    with _table_lock:
-        _unlock(ref)
+def unlock_saved(holds: list) -> None:
+    """Give back the holds (`node._lock_ref`) of nodes being released, together (a hold given
+    back holds nothing: giving it back again, or its node's collection, does nothing)."""
+    if holds:
+        with _table_lock:
+            for ref in holds:
+                _unlock(ref)
     if _collected:
         _drain()
 

@@ -200,15 +200,6 @@ class Tensor(InPlaceMixin, InteropMixin, TensorMethods):
     def dtype(self) -> np.dtype:
         return self.data.dtype
 
-    @property
-    def ndim(self) -> int:
-        return self.data.ndim
-
-    @property
-    def T(self) -> Tensor:
-        """All axes reversed, as NumPy's `.T`."""
-        return self.transpose()
-
     # ----------------------------------------------------------- autograd hooks
     def backward(self, gradient: Any = None, retain_graph: bool = False) -> None:
         """Reverse-mode pass from this tensor: fills `.grad` of the leaves that require grad."""
@@ -218,7 +209,8 @@ class Tensor(InPlaceMixin, InteropMixin, TensorMethods):
         self, gradient: Any = None, retain_graph: bool = False
     ) -> Iterator[engine.BackwardStep]:
         """The backward pass as a generator of `BackwardStep` records, one per graph node."""
-        return engine.backward_steps(self, gradient, retain_graph)
+        for step in engine.backward_steps(self, gradient, retain_graph):  # (the one loop)
+            yield engine.BackwardStep(step)
 
     def detach(self) -> Tensor:
         """A new leaf that shares this tensor's data and takes no gradient."""
@@ -240,7 +232,7 @@ class Tensor(InPlaceMixin, InteropMixin, TensorMethods):
         """Keep `.grad` on this non-leaf tensor after backward (leaves always keep it)."""
         if self.grad_fn is not None:
             self.grad_fn.retains_output_grad = True
-            self.grad_fn.has_hooks = True
+            self.grad_fn.watched = True
         elif not self.requires_grad:
             raise RuntimeError("retain_grad() on a tensor that does not require grad")
         return self
@@ -255,7 +247,7 @@ class Tensor(InPlaceMixin, InteropMixin, TensorMethods):
             )
         if self.grad_fn is not None:
             self.grad_fn.output_hooks = (*self.grad_fn.output_hooks, hook)
-            self.grad_fn.has_hooks = True
+            self.grad_fn.watched = True
             node = self.grad_fn
 
             def remove() -> None:

@@ -34,6 +34,15 @@ class InteropMixin:
             )
         return bool(self.data)
 
+    @property
+    def ndim(self) -> int:
+        return self.data.ndim
+
+    @property
+    def T(self) -> Any:
+        """All axes reversed, as NumPy's `.T`."""
+        return self.transpose()
+
     def numpy(self) -> np.ndarray:
         """The underlying array (not a copy)."""
         return self.data
