@@ -86,3 +86,38 @@ def test_every_backward_returns_one_gradient_per_input(sample):
         returned = node.backward(node, np.ones(node.output_shape, node.output_dtype))
         assert type(returned) is tuple, f"{node.name}.backward returned {type(returned)}"
         assert len(returned) == len(node.parents), f"{node.name}: {len(returned)} gradients"
+
+
+def _package_ops() -> list:
+    """Every Function subclass the package defines (the built-in ops)."""
+    found, todo = [], [ta.Function]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            todo.append(sub)
+            if sub.__module__.startswith("tinygrad_attn."):
+                found.append(sub)
+    return found
+
+
+def test_no_builtin_forward_returns_an_input_as_is(monkeypatch):
+    """`apply` makes an op's result read-only, and turns an input returned as is into a view
+    only for a user's op: a built-in op must return a new array (or a view), never the input
+    object itself, or the user's array would become read-only. Every row of the op table."""
+    returned_inputs = []
+
+    def watching(op, forward):
+        def checked(ctx, *arrays, **params):
+            out = forward(ctx, *arrays, **params)
+            if any(out is array for array in arrays):
+                returned_inputs.append(op.__name__)
+            return out
+
+        return staticmethod(checked)
+
+    for op in _package_ops():
+        if "forward" in vars(op):
+            monkeypatch.setattr(op, "forward", watching(op, op.forward))
+    for sample in OP_TABLE:
+        for dtype in (np.float64, np.float32):
+            sample.call(*sample.inputs(dtype))
+    assert not returned_inputs, sorted(set(returned_inputs))

@@ -54,22 +54,18 @@ class Function:
     Subclass it with static `forward(ctx, *arrays, **params)` and `backward(ctx, grad_out)`
     and call `MyOp.apply(*tensors, **params)`. What a node keeps (`FRAMEWORK_FIELDS`):
 
-    - `parents`: one entry per input, in order (a tuple: `x * x` has two edges to `x`): the
-      producing `Function` for an intermediate tensor, the tensor itself for a leaf. The graph
-      holds intermediates' arrays only if an op saved them, so memory is freed as early as
-      PyTorch frees it;
-    - `inputs`: the input tensors, in order: the live tensor, or (once it is gone) a
-      `ReleasedTensor` with its name, shape and dtype but no data;
+    - `parents`: one entry per input, in order (`x * x` has two edges to `x`): the `Function`
+      that made an intermediate, the tensor itself for a leaf (so the graph holds an
+      intermediate's array only if an op saved it, as PyTorch);
+    - `inputs`: the input tensors: live, or (once gone) a `ReleasedTensor`, data-less;
     - `needs_input_grad`: one bool per input; `sequence`: the node's number (see `_sequence`);
     - `saved_tensors`: what forward saved with `save_for_backward` (freed after backward);
-    - `output`: the tensor this node made (or what the graph keeps of it once released), with
-      `output_shape`, `output_dtype` (together `grad_like`: what the gradient arriving here
-      must look like), `output_name`;
+    - `output`: the tensor it made (or its data-less record), `output_shape`, `output_dtype`
+      (together `grad_like`: what the gradient arriving here must be), `output_name`;
     - `creation_site`: "file:line" of the user's code (recorded in anomaly/debug mode);
     - `scope`: the module path being called when the node was made (e.g. "attn.query");
     - `output_hooks`, `retains_output_grad`: what `register_hook` and `retain_grad` asked for;
-      `watched`: the engine looks closer at this node (for those, or a saved parameter
-      replaced since: saved.py).
+      `watched`: the engine looks closer (for those, or a saved parameter replaced: saved.py).
     """
 
     creation_site: str | None = None
@@ -155,18 +151,13 @@ class Function:
             raise
         if out.__class__ is not np.ndarray:
             out = _as_result(cls, out)
-        for array in arrays:
-            if out is array:  # an identity op must not make its input read-only
-                out = out.view()
-                break
+        if cls._checks_fields:  # a user's op (the package's own ops pass these checks: tests)
+            out = _checked_forward(ctx, out, arrays)
         out.setflags(False)  # (write=False) op results are read-only from birth: saved.py
         result = _tensor.Tensor.__new__(_tensor.Tensor)
         result._data = out
         result._exposed = out.base is not None and saved.settle_view(out, inputs, cls)  # saved.py
         if True in needs and grad_mode.enabled:  # make ctx a node, linked to parents and output
-            if cls._checks_fields and not FRAMEWORK_FIELDS.isdisjoint(ctx.__dict__):
-                name = sorted(FRAMEWORK_FIELDS.intersection(ctx.__dict__))[0]
-                raise AttributeError(_reserved_message(ctx, name))
             ctx.parents = tuple(parents)
             ctx.needs_input_grad = tuple(needs)
             ctx.sequence = next(_sequence)
@@ -232,6 +223,15 @@ def _observe(ctx: Function, inputs: tuple, result: Tensor) -> None:
         ctx.creation_site = observers.site_finder()
     for callback in observers.on_forward:
         callback(ctx, inputs, result)
+
+
+def _checked_forward(ctx: Function, out: np.ndarray, arrays: list) -> np.ndarray:
+    """A user's op: its forward must not set the framework's names on ctx, and an input it
+    returned as is becomes a view (making the result read-only must not touch the input)."""
+    if not FRAMEWORK_FIELDS.isdisjoint(ctx.__dict__):
+        name = sorted(FRAMEWORK_FIELDS.intersection(ctx.__dict__))[0]
+        raise AttributeError(_reserved_message(ctx, name))
+    return out.view() if any(out is array for array in arrays) else out
 
 
 def _as_result(op: type, out: Any) -> np.ndarray:
