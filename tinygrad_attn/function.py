@@ -134,13 +134,14 @@ class Function:
     @classmethod
     def apply(cls, *inputs: Any, **params: Any) -> Tensor:
         """Run `forward` on the inputs' arrays; record a node if any input requires grad."""
-        arrays, needs, parents, exposed = [], [], [], False  # one pass (a loop: cheapest here)
+        arrays, needs, parents = [], [], []  # one pass (a loop: cheapest here)
+        exposed = cls._checks_fields  # whether what it saves may be the user's memory: saved.py
         try:
             for t in inputs:
                 arrays.append(t._data)  # (`.data` is a checking property: inplace.py)
                 needs.append(t.requires_grad)
                 parents.append(t.grad_fn or t)  # the node that made it, or the leaf itself
-                exposed = exposed or t._exposed  # the user may hold its memory: saved.py
+                exposed = exposed or t._exposed  # the user may hold its memory
         except AttributeError:  # a user's op may pass Python numbers or ndarrays
             return cls.apply(*[_tensor.as_constant(t) for t in inputs], **params)
         ctx = cls.__new__(cls)
@@ -163,7 +164,7 @@ class Function:
             ctx.sequence = next(_sequence)
             ctx.output_ref = weakref.ref(result)
             ctx.grad_like = (out.shape, out.dtype)
-            if ctx._saved and (exposed or cls._checks_fields):
+            if exposed and ctx._saved:  # (a user's op may save any array of the user's)
                 saved.lock_saved(ctx, ctx._saved, inputs)  # what the user may write: saved.py
             if observers.scope:
                 ctx.scope = observers.scope[-1]
@@ -226,8 +227,7 @@ def _observe(ctx: Function, inputs: tuple, result: Tensor) -> None:
 
 
 def _checked_forward(ctx: Function, out: np.ndarray, arrays: list) -> np.ndarray:
-    """A user's op: its forward must not set the framework's names on ctx, and an input it
-    returned as is becomes a view (making the result read-only must not touch the input)."""
+    """A user's op's forward: no framework name set on ctx; an input returned as is: a view."""
     if not FRAMEWORK_FIELDS.isdisjoint(ctx.__dict__):
         name = sorted(FRAMEWORK_FIELDS.intersection(ctx.__dict__))[0]
         raise AttributeError(_reserved_message(ctx, name))
