@@ -149,3 +149,26 @@ def test_an_ndarray_subclass_of_the_users_is_locked_like_an_ndarray():
     loss.backward()
     np.testing.assert_array_equal(w.grad, [2.0, 2.0, 2.0])
     own[0] = 5.0  # writable again once backward released the graph
+
+
+def test_backward_gives_every_hold_back_so_collecting_the_graph_later_does_nothing(monkeypatch):
+    """Released nodes forget their holds (saved.unlock_saved): the graph's collection after
+    backward runs no unlock (before, every locking node's weak reference fired once more)."""
+    calls = []  # how many arrays each unlock gave back (not the holds: they must die)
+    monkeypatch.setattr(
+        saved, "_unlock", lambda ref, real=saved._unlock: calls.append(len(ref.held)) or real(ref)
+    )
+    user = np.arange(4.0)
+    w = ta.from_numpy(user, requires_grad=True)
+    loss = (w * w).sum() + (w * 2.0).sum()  # two nodes lock `user` (Mul: twice)
+    nodes = [n for n in ta.engine.graph_order([loss.grad_fn]) if n._lock_ref is not None]
+    assert len(nodes) == 2
+    loss.backward()
+    assert sorted(calls) == [1, 2] and all(n._lock_ref is None for n in nodes)
+    user[0] = 5.0  # writable again
+    del loss, nodes
+    import gc
+
+    gc.collect()
+    assert len(calls) == 2  # collecting the released graph gave nothing back again
+    np.testing.assert_array_equal(w.grad, [2.0, 4.0, 6.0, 8.0])

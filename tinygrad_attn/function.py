@@ -209,7 +209,7 @@ class Function:
         """Free what these nodes saved (`_saved = None`, in one C-level pass; their structure
         stays), and give back together what they made read-only of the user's memory (saved.py)."""
         collections.deque(map(setattr, nodes, repeat("_saved"), repeat(None)), maxlen=0)
-        saved.unlock_saved([node._lock_ref for node in nodes if node._lock_ref is not None])
+        saved.unlock_saved([node for node in nodes if node._lock_ref is not None])
 
     def __repr__(self) -> str:
         if not self.recorded:

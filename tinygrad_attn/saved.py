@@ -38,6 +38,7 @@ import threading
 import warnings
 import weakref
 from collections import deque
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -170,13 +171,15 @@ def settle_view(out: np.ndarray, inputs: tuple, op: type) -> bool:
     return False
 
 
-def unlock_saved(holds: list) -> None:
-    """Give back the holds (`node._lock_ref`) of nodes being released, together (a hold given
-    back holds nothing: giving it back again, or its node's collection, does nothing)."""
-    if holds:
+def unlock_saved(nodes: list) -> None:
+    """Give back the holds (`node._lock_ref`) of nodes being released, together; each node then
+    forgets its hold (one pass in C), so the hold goes now and the node's collection later has
+    nothing to give back."""
+    if nodes:
         with _table_lock:
-            for ref in holds:
-                _unlock(ref)
+            for node in nodes:
+                _unlock(node._lock_ref)
+        deque(map(setattr, nodes, repeat("_lock_ref"), repeat(None)), maxlen=0)
     if _collected:
         _drain()
 
