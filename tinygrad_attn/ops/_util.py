@@ -44,6 +44,26 @@ def frozen(array: np.ndarray) -> np.ndarray:
     return array
 
 
+# Elements per block of `blockwise`: a handful of arrays this size (256 KB each in float32)
+# stay in the CPU's cache between one NumPy pass and the next.
+BLOCK = 1 << 16
+
+
+def blockwise(kernel: Any, x: np.ndarray, outputs: int, scratch: int) -> list:
+    """Run the elementwise `kernel(x, *outs, *buffers)` over blocks of `x` (flattened) and
+    return the `outputs` arrays of x's shape it wrote. A chain of a dozen NumPy passes over a
+    block that stays in cache runs about twice as fast as the same passes over a whole
+    activation (which the memory bus then carries a dozen times)."""
+    flat = x.reshape(-1)
+    outs = [np.empty_like(flat) for _ in range(outputs)]
+    buffers = [np.empty(min(BLOCK, flat.size), x.dtype) for _ in range(scratch)]
+    for start in range(0, flat.size, BLOCK):
+        stop = min(flat.size, start + BLOCK)
+        parts = [out[start:stop] for out in outs] + [b[: stop - start] for b in buffers]
+        kernel(flat[start:stop], *parts)
+    return [out.reshape(x.shape) for out in outs]
+
+
 def row_sums(a: np.ndarray, scale: float = 1.0) -> np.ndarray:
     """scale * a.sum(axis=-1), as a product with a vector: BLAS does it several times faster
     than NumPy's reduction over short rows. Shape: `a`'s without its last axis."""
