@@ -154,21 +154,22 @@ def test_an_ndarray_subclass_of_the_users_is_locked_like_an_ndarray():
 def test_backward_gives_every_hold_back_so_collecting_the_graph_later_does_nothing(monkeypatch):
     """Released nodes forget their holds (saved.unlock_saved): the graph's collection after
     backward runs no unlock (before, every locking node's weak reference fired once more)."""
-    calls = []  # how many arrays each unlock gave back (not the holds: they must die)
+    calls = []  # the ids of the holds given back (not the holds: they must be free to go)
     monkeypatch.setattr(
-        saved, "_unlock", lambda ref, real=saved._unlock: calls.append(len(ref.held)) or real(ref)
+        saved, "_unlock", lambda ref, real=saved._unlock: calls.append(id(ref)) or real(ref)
     )
     user = np.arange(4.0)
     w = ta.from_numpy(user, requires_grad=True)
-    loss = (w * w).sum() + (w * 2.0).sum()  # two nodes lock `user` (Mul: twice)
+    loss = (w * w).sum() + (w * 2.0).sum()  # two nodes lock `user`
     nodes = [n for n in ta.engine.graph_order([loss.grad_fn]) if n._lock_ref is not None]
-    assert len(nodes) == 2
+    ours = {id(n._lock_ref) for n in nodes}
+    assert len(ours) == 2
     loss.backward()
-    assert sorted(calls) == [1, 2] and all(n._lock_ref is None for n in nodes)
+    assert sum(c in ours for c in calls) == 2 and all(n._lock_ref is None for n in nodes)
     user[0] = 5.0  # writable again
     del loss, nodes
     import gc
 
     gc.collect()
-    assert len(calls) == 2  # collecting the released graph gave nothing back again
+    assert sum(c in ours for c in calls) == 2  # collecting the graph gave nothing back again
     np.testing.assert_array_equal(w.grad, [2.0, 4.0, 6.0, 8.0])
