@@ -27,12 +27,12 @@ def _fits(mask: np.ndarray, scores: np.ndarray) -> bool:
 class ScaledDotProductAttention(Function):
     """out = P @ v with P = softmax(scale * q @ k^T (+ mask));
     dv = P^T @ dout,  dP = dout @ v^T,  dS = P * (dP - sum(dP * P)),
-    dq = scale * dS @ k,  dk = scale * dS^T @ q,  d(float mask) = dS"""
+    dq = scale * dS @ k,  dk = dS^T @ (scale * q),  d(float mask) = dS"""
 
     @staticmethod
     def forward(ctx, q, k, v, *mask, scale, is_causal=False):
+        q = frozen(q * scale)  # (..., L, E): the scale on q, usually smaller than the scores
         scores = q @ k.swapaxes(-1, -2)  # (..., L, S)
-        scores *= scale
         allowed = None
         if is_causal:
             allowed = causal_mask(q.shape[-2], k.shape[-2])  # (L, S)
@@ -73,9 +73,9 @@ class ScaledDotProductAttention(Function):
         grad_scores *= weights  # softmax backward, in place on a fresh array
         masked = len(ctx.parents) == 4 and ctx.needs_input_grad[3]
         grad_mask = grad_scores.copy() if masked else None
-        grad_scores *= ctx.scale
         grad_q = grad_scores @ k  # (..., L, E)
-        grad_k = grad_scores.swapaxes(-1, -2) @ q  # (..., S, E)
+        grad_q *= ctx.scale
+        grad_k = grad_scores.swapaxes(-1, -2) @ q  # (..., S, E): q saved already scaled
         if len(ctx.parents) == 4:
             return grad_q, grad_k, grad_v, grad_mask
         return grad_q, grad_k, grad_v

@@ -112,19 +112,21 @@ class LayerNorm(Function):
         needs = ctx.needs_input_grad
         grad_rows = grad_out.reshape(x_hat.shape)  # (N, D)
         grads = [None] * len(needs)
+        scratch = None  # (N, D), reused: a fresh array of a step's size costs a pass of its own
         if weight and needs[1]:
-            grads[1] = _column_sums(grad_rows * x_hat).reshape(ctx.features)  # (*features)
+            scratch = np.multiply(grad_rows, x_hat)
+            grads[1] = _column_sums(scratch).reshape(ctx.features)  # (*features)
         if len(needs) > 1 + ctx.has_weight and needs[-1]:
             grads[-1] = _column_sums(grad_rows).reshape(ctx.features)  # (*features)
         if needs[0]:
             width = x_hat.shape[1]
-            g = grad_rows * weight[0].reshape(-1) if weight else grad_rows  # (N, D)
+            g = grad_rows * weight[0].reshape(-1) if weight else grad_rows.copy()  # (N, D)
             projection = np.einsum("nd,nd->n", g, x_hat)[:, None]  # (N, 1), times D
             projection /= width
-            grad_x = g - row_sums(g, 1 / width)[:, None]  # (N, D)
-            grad_x -= x_hat * projection
-            grad_x *= inv_std
-            grads[0] = grad_x.reshape(grad_out.shape)  # (..., *features)
+            g -= row_sums(g, 1 / width)[:, None]  # in place: g is this backward's own
+            g -= np.multiply(x_hat, projection, out=scratch)
+            g *= inv_std
+            grads[0] = g.reshape(grad_out.shape)  # (..., *features)
         return tuple(grads)
 
 
