@@ -14,12 +14,13 @@ here (rule 1 of function.py's note), so saving them costs no lock.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from ..function import Function
 from ..state import is_grad_enabled
-from ._util import blockwise, frozen, row_sums
+from ._util import BLOCK, blockwise, frozen, row_sums
 from .elementwise import _erf
 
 _SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
@@ -110,24 +111,55 @@ class LayerNorm(Function):
     def backward(ctx, grad_out):
         x_hat, inv_std, *weight = ctx.saved_tensors
         needs = ctx.needs_input_grad
+        has_bias = len(needs) > 1 + ctx.has_weight
         grad_rows = grad_out.reshape(x_hat.shape)  # (N, D)
+        want = (needs[0], bool(weight) and needs[1], has_bias and needs[-1])
+        w = weight[0].reshape(-1) if weight else None  # (D,)
+        grad_x, grad_w, grad_b = _layer_norm_grads(grad_rows, x_hat, inv_std, w, want)
         grads = [None] * len(needs)
-        scratch = None  # (N, D), reused: a fresh array of a step's size costs a pass of its own
-        if weight and needs[1]:
-            scratch = np.multiply(grad_rows, x_hat)
-            grads[1] = _column_sums(scratch).reshape(ctx.features)  # (*features)
-        if len(needs) > 1 + ctx.has_weight and needs[-1]:
-            grads[-1] = _column_sums(grad_rows).reshape(ctx.features)  # (*features)
-        if needs[0]:
-            width = x_hat.shape[1]
-            g = grad_rows * weight[0].reshape(-1) if weight else grad_rows.copy()  # (N, D)
-            projection = np.einsum("nd,nd->n", g, x_hat)[:, None]  # (N, 1), times D
-            projection /= width
-            g -= row_sums(g, 1 / width)[:, None]  # in place: g is this backward's own
-            g -= np.multiply(x_hat, projection, out=scratch)
-            g *= inv_std
-            grads[0] = g.reshape(grad_out.shape)  # (..., *features)
+        if grad_x is not None:
+            grads[0] = grad_x.reshape(grad_out.shape)  # (..., *features)
+        if grad_w is not None:
+            grads[1] = grad_w.reshape(ctx.features)  # (*features)
+        if grad_b is not None:
+            grads[-1] = grad_b.reshape(ctx.features)  # (*features)
         return tuple(grads)
+
+
+def _layer_norm_grads(
+    grad_rows: np.ndarray, x_hat: np.ndarray, inv_std: np.ndarray, weight: Any, want: tuple
+) -> tuple:
+    """(dx, dw, db), each None unless `want`ed: dw = sum(dout * xhat), db = sum(dout) over the
+    rows, dx = (g - mean(g) - xhat * mean(g * xhat)) * inv_std with g = dout * w (the means
+    over each row's D features). In blocks of rows that stay in cache (_util.BLOCK), in place:
+    a fresh (N, D) array costs a pass of its own."""
+    rows, width = x_hat.shape
+    dtype = np.result_type(grad_rows, x_hat, *(() if weight is None else (weight,)))
+    grad_x = np.empty((rows, width), dtype) if want[0] else None  # (N, D)
+    grad_w = np.zeros(width, dtype) if want[1] else None  # (D,)
+    grad_b = np.zeros(width, dtype) if want[2] else None  # (D,)
+    step = max(1, BLOCK // max(width, 1))
+    scratch = np.empty((min(step, rows), width), dtype)
+    for start in range(0, rows, step):
+        d, xh = grad_rows[start : start + step], x_hat[start : start + step]
+        tmp = scratch[: len(d)]
+        if grad_w is not None:
+            grad_w += _column_sums(np.multiply(d, xh, out=tmp))
+        if grad_b is not None:
+            grad_b += _column_sums(d)
+        if grad_x is None:
+            continue
+        g = grad_x[start : start + step]
+        if weight is None:
+            g[...] = d
+        else:
+            np.multiply(d, weight, out=g)
+        projection = np.einsum("nd,nd->n", g, xh)[:, None]  # (n, 1), times D
+        projection /= width
+        g -= row_sums(g, 1 / width)[:, None]
+        g -= np.multiply(xh, projection, out=tmp)
+        g *= inv_std[start : start + step]
+    return grad_x, grad_w, grad_b
 
 
 class GELU(Function):
