@@ -391,3 +391,21 @@ def test_other_argument_errors(rng):
             F.dropout(x, p)
     with pytest.raises(ValueError, match=r"pred has shape \(2, 3\) but target has shape \(3,\)"):
         F.mse_loss(x, np.ones(3))
+
+
+def test_sdpa_with_a_numpy_float64_scale_keeps_float32():
+    """`scale=1 / np.sqrt(d)` is a NumPy float64: the float32 step must stay float32 (a
+    float64 scale once made every array of the attention float64, and the step twice as slow)."""
+    rng = np.random.default_rng(0)
+    q, k, v = (
+        ta.Tensor(rng.standard_normal((2, 4, 8)), dtype=np.float32, requires_grad=True)
+        for _ in range(3)
+    )
+    from tinygrad_attn.ops.attention import ScaledDotProductAttention
+
+    out = ScaledDotProductAttention.apply(q, k, v, scale=1 / np.sqrt(8))  # as benchmarks/ do
+    assert out.dtype == np.float32
+    out.sum().backward()
+    assert all(t.grad.dtype == np.float32 for t in (q, k, v))
+    expected = F.scaled_dot_product_attention(q, k, v, scale=float(1 / np.sqrt(8)))
+    np.testing.assert_allclose(out.data, expected.data, rtol=1e-6)

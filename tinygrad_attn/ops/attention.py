@@ -31,7 +31,9 @@ class ScaledDotProductAttention(Function):
 
     @staticmethod
     def forward(ctx, q, k, v, *mask, scale, is_causal=False):
-        q = frozen(q * scale)  # (..., L, E): the scale on q, usually smaller than the scores
+        # The scale on q (usually smaller than the scores), in q's dtype: a NumPy float64
+        # scale must not make a float32 step float64.
+        q = frozen(np.multiply(q, scale, dtype=np.result_type(q, k, v)))  # (..., L, E)
         scores = q @ k.swapaxes(-1, -2)  # (..., L, S)
         allowed = None
         if is_causal:
@@ -74,7 +76,7 @@ class ScaledDotProductAttention(Function):
         masked = len(ctx.parents) == 4 and ctx.needs_input_grad[3]
         grad_mask = grad_scores.copy() if masked else None
         grad_q = grad_scores @ k  # (..., L, E)
-        grad_q *= ctx.scale
+        grad_q *= ctx.scale  # (in place: grad_q keeps its dtype)
         grad_k = grad_scores.swapaxes(-1, -2) @ q  # (..., S, E): q saved already scaled
         if len(ctx.parents) == 4:
             return grad_q, grad_k, grad_v, grad_mask
