@@ -389,3 +389,26 @@ def test_each_fused_backward_is_three_frames_below_the_call_to_backward():
     finally:
         sys.setprofile(None)
     assert depth == {"Linear": 3, "LayerNorm": 3, "GELU": 3, "CrossEntropy": 3}
+
+
+def test_exact_gelu_in_float32_agrees_with_math_erf_on_a_wide_grid():
+    """float32's exact GELU evaluates Phi with a polynomial fitted to math.erfc (ops/layers.py)
+    rather than math.erf per element: value and slope agree with math.erf's answer, evaluated
+    at the same float32 inputs in float64, to float32's resolution, the far negative tail too."""
+    import math
+
+    xs = np.concatenate([np.linspace(-12, 12, 48001), [0.0, -0.0, 1e-30, -1e-30]])
+    x32 = xs.astype(np.float32)
+    x = x32.astype(np.float64)
+    cdf = np.array([0.5 * math.erfc(-v / math.sqrt(2)) for v in x])
+    expected, expected_slope = x * cdf, cdf + x * np.exp(-x * x / 2) / math.sqrt(2 * math.pi)
+    t = Tensor(x32, requires_grad=True)
+    out = F.gelu(t)
+    assert out.dtype == np.float32
+    (slope,) = out.grad_fn.saved_tensors
+    scale = np.maximum(np.abs(expected), 1e-30)
+    core = np.abs(x) < 4
+    assert np.max(np.abs(out.data - expected)[core] / np.maximum(scale[core], 1e-3)) < 2e-6
+    assert np.max(np.abs(out.data - expected) / scale) < 3e-5  # the tail: float32's exp(-x^2/2)
+    np.testing.assert_allclose(slope, expected_slope, rtol=0, atol=5e-7)
+    assert np.signbit(out.data[-3]) and out.data[-4] == 0.0  # -0.0 -> -0.0, 1e-30 -> tiny
