@@ -31,8 +31,8 @@ class ScaledDotProductAttention(Function):
 
     @staticmethod
     def forward(ctx, q, k, v, *mask, scale, is_causal=False):
-        # The scale on q (usually smaller than the scores), in q's dtype: a NumPy float64
-        # scale must not make a float32 step float64.
+        # The scale on q (usually smaller than the scores), in the inputs' dtype: a NumPy
+        # float64 scale must not make a float32 step float64.
         q = frozen(np.multiply(q, scale, dtype=np.result_type(q, k, v)))  # (..., L, E)
         scores = q @ k.swapaxes(-1, -2)  # (..., L, S)
         allowed = None

@@ -230,8 +230,9 @@ def _gelu_erf_float32(
     x: np.ndarray, out: np.ndarray, slope: np.ndarray, t: np.ndarray, e: np.ndarray, p: np.ndarray
 ) -> None:
     """out = x Phi(x), slope = Phi(x) + x phi(x) on one block of float32 values, Phi(x) =
-    erfc(-x / sqrt 2) / 2 from the polynomial above: the tail x < 0 keeps its relative accuracy
-    (within 1e-7 of math.erf's answer everywhere; tests/test_ops.py compares)."""
+    erfc(-x / sqrt 2) / 2 from the polynomial above, so the tail x < 0 keeps its relative
+    accuracy: out within 2e-6 (relative) of math.erf's answer for |x| < 4 and 3e-5 beyond, the
+    slope within 5e-7 (tests/test_layers.py compares, on the same float32 inputs)."""
     np.abs(x, out=e)
     e *= _INV_SQRT_2  # a = |x| / sqrt 2
     np.multiply(e, 0.5, out=t)
