@@ -117,7 +117,8 @@ def test_no_builtin_forward_returns_an_input_as_is(monkeypatch):
     for op in _package_ops():
         if "forward" in vars(op):
             monkeypatch.setattr(op, "forward", watching(op, op.forward))
-    for sample in OP_TABLE:
-        for dtype in (np.float64, np.float32):
-            sample.call(*sample.inputs(dtype))
+    with np.errstate(all="ignore"):  # (only identity is checked here: some float32 rows overflow)
+        for sample in OP_TABLE:
+            for dtype in (np.float64, np.float32):
+                sample.call(*sample.inputs(dtype))
     assert not returned_inputs, sorted(set(returned_inputs))
