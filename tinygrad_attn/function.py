@@ -165,7 +165,7 @@ class Function:
             ctx.output_ref = weakref.ref(result)
             ctx.grad_like = (out.shape, out.dtype)
             if exposed and ctx._saved:  # (a user's op may save any array of the user's)
-                saved.lock_saved(ctx, ctx._saved, inputs)  # what the user may write: saved.py
+                saved.lock_saved(ctx, ctx._saved)  # what the user may write: saved.py
             if observers.scope:
                 ctx.scope = observers.scope[-1]
             result.requires_grad = True

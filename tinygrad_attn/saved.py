@@ -9,14 +9,15 @@ such a write must fail, at the line that does it. Two rules make it fail:
    while a live node has it saved, and writable again when the last such node is released by
    backward or garbage-collected.
 
-Which memory the user may hold is known per tensor, not searched for per array: a tensor's
-`_exposed` is True for a leaf, a constant wrapping the user's ndarray, anything whose data was
-assigned or changed in place, and a view of any of these; an op's result that owns its memory
-(or views a buffer the op made, which `settle_view` makes read-only too) has it False. A node
-whose inputs are all unexposed locks nothing. What an op computes and saves for itself (the
+Whether a node may hold the user's memory is known per tensor: a tensor's `_exposed` is True
+for a leaf, a constant wrapping the user's ndarray, anything whose data was assigned or changed
+in place, and a view of any of these; an op's result that owns its memory (or views a buffer the
+op made, which `settle_view` makes read-only too) has it False. A node whose inputs are all
+unexposed locks nothing, and costs nothing here. What an op computes and saves for itself (the
 attention weights, a mask of maxima) is reachable only through `ctx.saved_tensors`; the op makes
-such buffers read-only (`ops._util.frozen`) at no bookkeeping cost, and tests/test_ops.py checks
-that no op table row leaves a saved array writable.
+such buffers read-only (`ops._util.frozen`), and tests/test_ops.py checks that no op table row
+leaves a saved array writable. So among what a node saved, the arrays still writable are exactly
+the user's memory: `lock_saved` locks those, with no search for whose memory each array is.
 
 The lock table (`_locked`) maps id(array) -> the holders of that lock, one per node, each
 knowing the op's name and the tensor's name, so `saved_by(array)` and the note added to NumPy's
@@ -38,7 +39,6 @@ import threading
 import warnings
 import weakref
 from collections import deque
-from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -88,37 +88,34 @@ class _Hold(weakref.ref):
     __slots__ = ("held",)
 
 
-def lock_saved(node: Any, arrays: tuple, inputs: tuple) -> None:
-    """Make read-only, for as long as `node` lives unreleased, what it saved of memory the user
-    may hold: an array that is (a view of) the data of an input marked `_exposed` (a leaf's data,
-    a constant wrapping the user's ndarray, or a view of one). Op results are read-only for good
-    and an op's own intermediates are nobody else's, so neither is locked. The caller (apply)
-    calls this only when an input is exposed; a user's op may save any array of theirs, so for
-    one every writable array it saved is locked."""
-    user_op = node._checks_fields
-    exposed = []  # the owners of the memory the user may hold (a loop: cheaper than a listcomp)
-    for t in inputs:
-        if t._exposed:
-            exposed.append(id(t._data if t._data.base is None else _owner(t._data)))
+def lock_saved(node: Any, arrays: tuple) -> None:
+    """Make read-only, for as long as `node` lives unreleased, every writable array it saved
+    (with the array owning the memory, for a view). For a built-in op that can only be memory
+    the user may hold (an input's data, or a view of it): op results are read-only from birth
+    and the intermediates an op saves are made read-only by the op (`ops._util.frozen`). A
+    user's op may save any array of theirs, and the same rule covers it. An array that another
+    live node holds already is held by this node too. The caller (apply) calls this only when
+    an input is `_exposed` (or the op is a user's), so most nodes never come here."""
+    targets = []  # each array saved, preceded by the array owning its memory if it is a view
+    for array in arrays:
+        if array.__class__ is not np.ndarray and not isinstance(array, np.ndarray):
+            continue  # (a number or a shape; a subclass of the user's is held too)
+        if array.base is not None:
+            targets.append(_owner(array))  # owners first: see _waiting
+        targets.append(array)
     ref = _Hold(node, _node_collected)  # the node's hold: in the table's entries and on the node
-    ref.held = held = []  # what it holds a lock on: each array and the memory it views, owner first
+    ref.held = held = []  # what it holds a lock on
     with _table_lock:
-        for array in arrays:
-            if not isinstance(array, np.ndarray):  # (a subclass of the user's is held too)
-                continue
-            owner = array if array.base is None else _owner(array)
-            if not (user_op or id(owner) in exposed):
-                continue  # not memory the user may hold
-            for target in (array,) if owner is array else (owner, array):
-                entry = _locked.get(id(target))
-                if entry is not None:  # another live node holds it too
-                    entry[1].append(ref)
-                elif target.flags.writeable:
-                    target.setflags(False)
-                    _locked[id(target)] = [target, [ref]]
-                else:
-                    continue  # read-only already, and not by a lock: nothing to give back
-                held.append(target)
+        for target in targets:
+            entry = _locked.get(id(target))
+            if entry is not None:  # another live node holds it too
+                entry[1].append(ref)
+            elif target.flags.writeable:
+                target.setflags(False)
+                _locked[id(target)] = [target, [ref]]
+            else:
+                continue  # read-only, and not by a lock: an op's own, or made so by the user
+            held.append(target)
     if held:
         node._lock_ref = ref
     if _collected:
@@ -173,13 +170,13 @@ def settle_view(out: np.ndarray, inputs: tuple, op: type) -> bool:
 
 def unlock_saved(nodes: list) -> None:
     """Give back the holds (`node._lock_ref`) of nodes being released, together; each node then
-    forgets its hold (one pass in C), so the hold goes now and the node's collection later has
-    nothing to give back."""
+    forgets its hold, so the hold goes now and the node's collection later has nothing to give
+    back."""
     if nodes:
         with _table_lock:
             for node in nodes:
                 _unlock(node._lock_ref)
-        deque(map(setattr, nodes, repeat("_lock_ref"), repeat(None)), maxlen=0)
+                node._lock_ref = None
     if _collected:
         _drain()
 

@@ -38,9 +38,14 @@ def normalize_axes(axis: Any, ndim: int, op: str, shape: tuple) -> tuple:
 
 
 def frozen(array: np.ndarray) -> np.ndarray:
-    """`array` made read-only: an intermediate an op saves, which nobody else holds, needs no
-    lock (saved.py); read-only, not even a debugging hand can change it behind the graph."""
-    array.setflags(False)
+    """`array` made read-only, and the buffer it views if it is a view: an intermediate an op
+    saves (with its buffer, which the op made too) is nobody else's, so it needs no lock
+    (saved.py); read-only, not even a debugging hand can change it behind the graph. Never
+    for a view of an input's data: that memory may be the user's."""
+    part = array
+    while part is not None:
+        part.setflags(False)
+        part = part.base if isinstance(part.base, np.ndarray) else None
     return array
 
 
