@@ -160,11 +160,11 @@ def attention_head(rng, dtype=np.float64):
     }
     projected = {}
     for part, weight in weights.items():
-        observers.scope.append(part)
+        observers.push_scope(part)
         try:
             projected[part] = x @ weight.T  # (T, D)
         finally:
-            observers.scope.pop()
+            observers.pop_scope()
         projected[part].name = part[0].upper()
     scores = projected["query"] @ projected["key"].T * 0.5  # (T, T)
     scores.name = "scores"
@@ -397,21 +397,21 @@ def nested_model(rng):
     wq = Tensor(rng.standard_normal((4, 4)), requires_grad=True, name="attn.query.weight")
     wk = Tensor(rng.standard_normal((4, 4)), requires_grad=True, name="attn.key.weight")
     wm = Tensor(rng.standard_normal((4, 2)), requires_grad=True, name="mlp.weight")
-    observers.scope.append("attn")
+    observers.push_scope("attn")
     try:
-        observers.scope.append("attn.query")
+        observers.push_scope("attn.query")
         q = x @ wq
         observers.scope[-1] = "attn.key"
         k = x @ wk
-        observers.scope.pop()
+        observers.pop_scope()
         scores = (q @ k.T).softmax()  # (3, 3), made in "attn" itself
     finally:
-        observers.scope.pop()
-    observers.scope.append("mlp")
+        observers.pop_scope()
+    observers.push_scope("mlp")
     try:
         h = (scores @ x @ wm).tanh()  # (3, 2)
     finally:
-        observers.scope.pop()
+        observers.pop_scope()
     return h.sum()
 
 
@@ -477,11 +477,11 @@ def test_a_shared_constant_is_drawn_once_per_use_inside_each_module(rng):
     x = Tensor(rng.standard_normal(3), requires_grad=True, name="x")
     outs = []
     for path in ("first", "second"):
-        observers.scope.append(path)
+        observers.push_scope(path)
         try:
             outs.append(x * half)
         finally:
-            observers.scope.pop()
+            observers.pop_scope()
     dot = Dot(to_dot(outs[0] + outs[1], **PLUMBING))
     constants = dot.labelled("0.5")
     assert len(constants) == 2
@@ -766,11 +766,11 @@ def test_a_fused_linear_is_one_node_that_says_x_w_transposed_plus_b(rng):
     x = Tensor(rng.standard_normal((3, 4)), name="X")
     w = Tensor(rng.standard_normal((2, 4)), requires_grad=True, name="layer.weight")
     b = Tensor(rng.standard_normal(2), requires_grad=True, name="layer.bias")
-    observers.scope.append("layer")
+    observers.push_scope("layer")
     try:
         out = Linear.apply(x, w, b)
     finally:
-        observers.scope.pop()
+        observers.pop_scope()
     out.name = "Q"
     dot = Dot(to_dot(out.sum()))
     node = dot.node_of("→ Q (3, 2) float64")
@@ -860,11 +860,11 @@ class _Scope(str):
 
 def test_boxes_name_the_type_the_scope_carries(rng):
     x = Tensor(rng.standard_normal((3, 4)), requires_grad=True, name="x")
-    observers.scope.append(_Scope("attn"))
+    observers.push_scope(_Scope("attn"))
     try:
         y = (x * 2).tanh()
     finally:
-        observers.scope.pop()
+        observers.pop_scope()
     dot = Dot(to_dot(y.sum()))
     assert {c["label"] for c in dot.clusters.values()} == {"attn · Attention"}
     boxes = Dot(to_dot(y.sum(), collapse="attn"))

@@ -31,8 +31,8 @@ from .state import observers
 
 
 def backward_steps(root: Any, gradient: Any = None, retain_graph: bool = False) -> Iterator:
-    """Run the backward pass from `root`, yielding per node the tuple `(index, node,
-    grad_output, returned)` (`Tensor.backward_steps` hands each out as a `BackwardStep`)."""
+    """Run the backward pass from `root`, yielding per node the tuple `(node, grad_output,
+    returned)` (`Tensor.backward_steps` numbers each and hands it out as a `BackwardStep`)."""
     grads, ready = start(root, gradient)  # grads: node -> the gradient arrived at its output
     ran = []  # the nodes that ran: released together once the pass is complete (`finish`)
     while ready:
@@ -43,7 +43,7 @@ def backward_steps(root: Any, gradient: Any = None, retain_graph: bool = False) 
         else:  # the op's calculus (one gradient per input), each handed to its input
             grad_inputs = accumulate(node, node.backward(node, grad_out), grads, ready)
         ran.append(node)
-        yield len(ran) - 1, node, grad_out, grad_inputs
+        yield node, grad_out, grad_inputs
     finish(grads, () if retain_graph else ran)
 
 

@@ -166,11 +166,9 @@ class Function:
             ctx.grad_like = (out.shape, out.dtype)
             if exposed and ctx._saved:  # (a user's op may save any array of the user's)
                 saved.lock_saved(ctx, ctx._saved)  # what the user may write: saved.py
-            if observers.scope:
-                ctx.scope = observers.scope[-1]
             result.requires_grad = True
             result.grad_fn = ctx
-        if observers.active:  # anomaly mode, op logging, value recording: one flag when off
+        if observers.active:  # module scopes, anomaly mode, op logging: one flag when off
             _observe(ctx, inputs, result)
         return result
 
@@ -219,7 +217,9 @@ class Function:
 
 
 def _observe(ctx: Function, inputs: tuple, result: Tensor) -> None:
-    """What debugging tools asked for at each forward: the creation site, then callbacks."""
+    """What is watched at each forward: the module being called, the creation site, callbacks."""
+    if observers.scope and ctx.recorded:
+        ctx.scope = observers.scope[-1]
     if observers.record_sites and ctx.recorded:
         ctx.creation_site = observers.site_finder()
     for callback in observers.on_forward:

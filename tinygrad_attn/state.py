@@ -71,8 +71,9 @@ def _no_site() -> str | None:
 
 
 class GraphObservers(threading.local):
-    """Callbacks that debugging tools install, per thread; `active` is the one flag the core
-    checks, so observers cost nothing while none is installed.
+    """What watches the graph being made, per thread: callbacks that debugging tools install
+    and the module being called. `active` is the one flag the core checks, so they cost nothing
+    while none is there.
 
     - `on_forward(node, inputs, out)` runs after each forward (`node` is the ctx, recorded or not);
     - `before_backward(node, grad_out)` just before an op's backward;
@@ -92,10 +93,23 @@ class GraphObservers(threading.local):
         self.scope: list[str] = []
         self.active = False
 
+    def push_scope(self, path: str) -> None:
+        """Enter module `path` (the nodes made until `pop_scope()` keep it as `node.scope`)."""
+        self.scope.append(path)
+        self.active = True
+
+    def pop_scope(self) -> None:
+        self.scope.pop()
+        self.update()
+
     def update(self) -> None:
-        """Recompute `active`; call after changing any list or `record_sites`."""
+        """Recompute `active`; call after changing any list, `record_sites` or `scope`."""
         self.active = bool(
-            self.on_forward or self.before_backward or self.on_backward or self.record_sites
+            self.on_forward
+            or self.before_backward
+            or self.on_backward
+            or self.record_sites
+            or self.scope
         )
 
 

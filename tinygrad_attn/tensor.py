@@ -209,8 +209,8 @@ class Tensor(InPlaceMixin, InteropMixin, TensorMethods):
         self, gradient: Any = None, retain_graph: bool = False
     ) -> Iterator[engine.BackwardStep]:
         """The backward pass as a generator of `BackwardStep` records, one per graph node."""
-        for step in engine.backward_steps(self, gradient, retain_graph):  # (the one loop)
-            yield engine.BackwardStep(step)
+        for index, step in enumerate(engine.backward_steps(self, gradient, retain_graph)):
+            yield engine.BackwardStep((index, *step))  # (the one loop, each step numbered)
 
     def detach(self) -> Tensor:
         """A new leaf that shares this tensor's data and takes no gradient."""

@@ -190,11 +190,11 @@ class Module:
         raise NotImplementedError(f"{type(self).__name__} must define forward()")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        observers.scope.append(self._path)
+        observers.push_scope(self._path)  # (the nodes made inside keep it: `node.scope`)
         try:
             return self.forward(*args, **kwargs)
         finally:
-            observers.scope.pop()
+            observers.pop_scope()
 
     # -------------------------------------------------------------------- traversal
     def children(self) -> Iterator[Module]:
