@@ -249,8 +249,13 @@ def _gelu_erf_float32(
     p *= t
     p *= e
     p *= 0.5  # erfc(a) / 2 = Phi(-|x|)
-    np.subtract(1, p, out=out)
-    np.copyto(out, p, where=x < 0)  # Phi(x)
+    # Phi(x) = p + [x >= 0] (1 - 2p) with p = Phi(-|x|): exactly p where x < 0. Arithmetic,
+    # not a copy where x < 0, whose branch on each element's sign costs more than these passes.
+    np.greater_equal(x, 0, out=t, casting="unsafe")  # [x >= 0], as 0.0 or 1.0
+    np.multiply(p, -2, out=out)
+    out += 1
+    out *= t
+    out += p  # Phi(x)
     e *= _INV_SQRT_2PI
     e *= x  # x phi(x)
     np.add(out, e, out=slope)
