@@ -204,9 +204,14 @@ class Sigmoid(Function):
     @staticmethod
     def forward(ctx, a):
         a = float_input(a)
-        # exp of a non-positive number only, so large |a| cannot overflow.
-        e = np.exp(-np.abs(a))
-        out = np.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(a.dtype, copy=False)
+        # exp(-a) overflows to inf for a very negative a, and 1 / (1 + inf) is 0, the limit:
+        # exact at both ends, with no choice per element (NumPy's `where` on a mask of signs
+        # costs ten passes' worth).
+        out = np.negative(a, out=np.empty(a.shape, a.dtype))  # (an array, even for 0-d a)
+        with np.errstate(over="ignore"):
+            np.exp(out, out=out)
+        out += 1
+        np.reciprocal(out, out=out)
         ctx.save_for_backward(out)
         return out
 
