@@ -139,12 +139,27 @@ class GetItem(Function):
     @staticmethod
     def backward(ctx, grad_out):
         grad_a = np.zeros(ctx.input_shape, dtype=grad_out.dtype)
-        if _is_basic(ctx.index):
-            grad_a[ctx.index] = grad_out
+        index = ctx.index
+        if _is_basic(index):
+            grad_a[index] = grad_out
+        elif isinstance(index, np.ndarray) and index.dtype.kind in "iu" and index.size:
+            _add_rows(grad_a, index, grad_out)  # an embedding's rows: ids into the first axis
         else:
             # add.at, unlike `grad_a[index] += ...`, adds once per repeated index.
-            np.add.at(grad_a, ctx.index, grad_out)
+            np.add.at(grad_a, index, grad_out)
         return (grad_a,)
+
+
+def _add_rows(grad_a: np.ndarray, index: np.ndarray, grad_out: np.ndarray) -> None:
+    """grad_a[index] += grad_out, a repeated id adding once per use, for one integer array
+    indexing the first axis: the ids sorted, so each run of one id is summed in one pass
+    (np.add.at adds row by row: 4-5 times slower for an embedding's batch of ids)."""
+    ids = index.reshape(-1) % grad_a.shape[0]  # (N,), negative ids counted from the end
+    rows = grad_out.reshape(ids.shape + grad_a.shape[1:])  # (N, ...)
+    order = np.argsort(ids, kind="stable")  # (stable: each id's rows keep their order)
+    ids = ids[order]
+    starts = np.flatnonzero(np.concatenate(([True], ids[1:] != ids[:-1])))  # a run per id
+    grad_a[ids[starts]] = np.add.reduceat(rows[order], starts, axis=0)
 
 
 def _owned(index):

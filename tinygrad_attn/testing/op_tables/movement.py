@@ -190,6 +190,8 @@ _GETITEM_CASES = (
     ("array: x[:, [1,1,3,1]] repeated columns", (3, 4), (slice(None), np.array([1, 1, 3, 1]))),
     ("array: x[[0,1,0],[2,2,2]] repeated pairs", (3, 4), (np.array([0, 1, 0]), np.array([2] * 3))),
     ("array: x[[[0,1],[1,1]]] 2-d index", (3, 4), np.array([[0, 1], [1, 1]])),
+    ("array: x[[-1,0,-1,2]] negative repeated rows", (3, 4), np.array([-1, 0, -1, 2])),
+    ("array: x[[[1],[1]]] rows of a 3-d tensor", (2, 3, 2), np.array([[1], [1]])),
     ("array: x[-1, [3,-1]] negative indices", (3, 4), (-1, np.array([3, -1]))),
     ("bool: x[[True,False,True]]", (3, 4), np.array([True, False, True])),
 )
