@@ -20,6 +20,7 @@ import numpy as np
 
 from ..function import Function
 from ..state import is_grad_enabled
+from ._erf import ERFC_POLY
 from ._util import BLOCK, blockwise, frozen, row_sums
 from .elementwise import _erf
 
@@ -207,25 +208,6 @@ class GELU(Function):
         return (grad_out * slope,)
 
 
-def _scaled_erfc_exponent(t: float) -> float:
-    """log(erfc(z) / t) + z^2 at t = 1 / (1 + z/2): smooth on (0, 1], so a polynomial in t
-    gives erfc(z) = t exp(-z^2 + poly(t)) to float32's resolution for every z >= 0."""
-    z = 2 / t - 2
-    return math.log(math.erfc(z) / t) + z * z
-
-
-# Its degree-9 interpolant (z from 0 to 10), fitted here from math.erfc, in powers of t
-# (the coefficients stay below 2: Horner's rule in float32 loses nothing).
-_ERFC_POLY = [
-    float(c)
-    for c in np.polynomial.Chebyshev.interpolate(
-        np.vectorize(_scaled_erfc_exponent), 9, domain=[1 / 6, 1]
-    )
-    .convert(kind=np.polynomial.Polynomial)
-    .coef[::-1]
-]
-
-
 def _gelu_erf_float32(
     x: np.ndarray, out: np.ndarray, slope: np.ndarray, t: np.ndarray, e: np.ndarray, p: np.ndarray
 ) -> None:
@@ -238,8 +220,8 @@ def _gelu_erf_float32(
     np.multiply(e, 0.5, out=t)
     t += 1
     np.reciprocal(t, out=t)  # t = 1 / (1 + a/2)
-    p.fill(_ERFC_POLY[0])
-    for c in _ERFC_POLY[1:]:
+    p.fill(ERFC_POLY[0])
+    for c in ERFC_POLY[1:]:
         p *= t
         p += c
     e *= e  # a^2 = x^2 / 2
