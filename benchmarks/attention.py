@@ -192,13 +192,16 @@ def chain_overhead(rounds: int, torch=None) -> tuple:
             y = y + 0.5
         y.sum().backward()
 
-    ours = statistics.median(time_once(run, 20) for _ in range(rounds)) / 101
-    numpy_only = statistics.median(time_once(floor, 20) for _ in range(rounds)) / 101
-    theirs = None
+    variants = {"ours": run, "numpy": floor}
     if torch is not None:
         xt = torch.from_numpy(a.copy()).requires_grad_()
-        theirs = statistics.median(time_once(torch_run, 20) for _ in range(rounds)) / 101
-    return ours, numpy_only, theirs
+        variants["torch"] = torch_run
+    samples: dict = {name: [] for name in variants}
+    for _ in range(rounds):  # interleaved, as in `compare`: a slow phase hits every variant
+        for name, fn in variants.items():
+            samples[name].append(time_once(fn, 20) / 101)
+    medians = {name: statistics.median(s) for name, s in samples.items()}
+    return medians["ours"], medians["numpy"], medians.get("torch")
 
 
 def peak_memory(fn) -> int:

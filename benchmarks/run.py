@@ -5,6 +5,7 @@
                                                        # (--baseline repeats)
     python benchmarks/run.py --quick                   # rough numbers in about a minute
     python benchmarks/run.py --clock thread            # CPU time: steadier on a busy machine
+    python benchmarks/run.py --repeat 3                # each cell: median of 3 runs [range]
     python benchmarks/run.py --also-mallopt            # + train steps keeping freed memory
     /work/torchvenv/bin/python benchmarks/run.py ...   # with the PyTorch columns
 
@@ -22,11 +23,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 SIZES = ("tiny", "small", "medium")
@@ -125,8 +128,19 @@ def commit(checkout: Path) -> str:
     return (sha + ("+" if dirty else "")) or checkout.name
 
 
-def cell(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.2f}x"
+def rows_of(runs: Any) -> list:
+    """Per row, the values of several runs of one checkout (in ROWS' order)."""
+    return [list(values) for values in zip(*runs)]
+
+
+def cell(values: list) -> str:
+    """One cell: the value, or with several runs their median and [lowest-highest]."""
+    known = [v for v in values if v is not None]
+    if not known:
+        return "n/a"
+    if len(known) == 1:
+        return f"{known[0]:.2f}x"
+    return f"{statistics.median(known):.2f}x [{min(known):.2f}-{max(known):.2f}]"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -158,6 +172,13 @@ def main(argv: list[str] | None = None) -> int:
         help="wall time, or each process's main-thread CPU time (steadier on a busy machine; "
         "fair because every compared side runs on one thread)",
     )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="measure every checkout this many times, in turn; each cell is then the median "
+        "with [lowest-highest] (a busy machine moves one run's ratios by 10 %% and more)",
+    )
     parser.add_argument("--json", type=Path, help="also write the table's numbers here")
     args = parser.parse_args(argv)
     checkouts = [(f"before {commit(b)}", b.resolve(), args.mallopt) for b in args.baseline]
@@ -166,13 +187,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.also_mallopt:
         checkouts.append((label + " mallopt", args.checkout, True))
     start = time.perf_counter()
-    results = {}
+    runs: dict = {label: [] for label, _, _ in checkouts}
     with tempfile.TemporaryDirectory() as tmp:
-        for label, checkout, mallopt in checkouts:
-            results[label] = measure(args.python, checkout, args, Path(tmp), mallopt)
+        for _ in range(args.repeat):  # checkouts in turn, so a slow phase hits each of them
+            for label, checkout, mallopt in checkouts:
+                runs[label].append(measure(args.python, checkout, args, Path(tmp), mallopt))
+    results = {label: [rows_of(r[0] for r in done), done[-1][1]] for label, done in runs.items()}
     labels = [label for label, _, _ in checkouts]
     quick = "quick, " if args.quick else ""
-    print(f"\nissue 12's table ({quick}float32, {args.clock} clock, {args.python})")
+    repeated = f", each the median of {args.repeat} runs [range]" if args.repeat > 1 else ""
+    print(f"\nissue 12's table ({quick}float32, {args.clock} clock{repeated}, {args.python})")
     for label, checkout, mallopt in checkouts:
         print(f"  {label}: {checkout}" + (" (train steps with --mallopt)" if mallopt else ""))
     print("\n| workload | target | " + " | ".join(labels) + " |")
