@@ -56,6 +56,22 @@ def test_float32_forward_and_backward_stay_float32(sample):
         assert leaf.grad.shape == leaf.shape
 
 
+@op_table
+def test_the_users_arrays_are_writable_again_after_backward(sample):
+    """While a graph lives, what it saved of the inputs' data is read-only (saved.py); after
+    backward every input's array, and the buffer it views, is writable again: no op may freeze
+    a user's memory for good (ops._util.frozen is for an op's own arrays only)."""
+    inputs = sample.inputs()
+    arrays = [t.data for t in inputs if isinstance(t, Tensor) and t.data.flags.writeable]
+    out = sample.call(*inputs)
+    if out.requires_grad:
+        out.backward(np.ones(out.shape))
+    for array in arrays:
+        while isinstance(array, np.ndarray):
+            assert array.flags.writeable, f"an input array of shape {array.shape} stayed read-only"
+            array = array.base
+
+
 def test_float32_erf_agrees_with_math_erf_to_a_few_units_in_the_last_place():
     """float32's erf is computed with polynomials (ops/_erf.py), not math.erf per element: it
     agrees with math.erf at the same inputs to 3 units in the last place of float32 (the
