@@ -62,29 +62,37 @@ class MatMul(Function):
     @staticmethod
     def backward(ctx, grad_out):
         a, b = ctx.saved_tensors
-        # A 1-D operand acts as a row (left) or a column (right) whose extra axis the output
-        # dropped; put that axis back so the 2-D rules apply, and drop it from the result.
-        a2 = a[None, :] if a.ndim == 1 else a  # (..., M, K)
-        b2 = b[:, None] if b.ndim == 1 else b  # (..., K, N)
-        g = grad_out
-        if a.ndim == 1:
-            g = np.expand_dims(g, -2 if b.ndim > 1 else 0)  # (..., 1, N)
-        if b.ndim == 1:
-            g = np.expand_dims(g, -1)  # (..., M, 1)
-        grad_a = grad_b = None
-        if ctx.needs_input_grad[0]:
-            grad_a = _fold(g, b2.swapaxes(-1, -2))  # (..., M, K)
-            if a.ndim == 1:
-                grad_a = grad_a[..., 0, :]  # (..., K)
-        if ctx.needs_input_grad[1]:
-            if b2.ndim == 2 and a2.ndim > 2:
-                # One weight shared by every row: contract over all rows in one GEMM.
-                grad_b = _rows(a2).T @ _rows(g)  # (K, N)
-            else:
-                grad_b = a2.swapaxes(-1, -2) @ g  # (..., K, N)
-            if b.ndim == 1:
-                grad_b = grad_b[..., 0]  # (..., K)
-        return grad_a, grad_b
+        if a.ndim == 1 or b.ndim == 1:
+            return _vector_grads(ctx.needs_input_grad, a, b, grad_out)
+        return _matrix_grads(ctx.needs_input_grad, a, b, grad_out)
+
+
+def _matrix_grads(needs: tuple, a: np.ndarray, b: np.ndarray, grad_out: np.ndarray) -> tuple:
+    """(da, db) for a @ b of operands with two axes or more (None where not needed)."""
+    grad_a = _fold(grad_out, b.swapaxes(-1, -2)) if needs[0] else None  # (..., M, K)
+    if not needs[1]:
+        return grad_a, None
+    if b.ndim == 2 and a.ndim > 2:  # one weight shared by every row: one GEMM over all rows
+        return grad_a, _rows(a).T @ _rows(grad_out)  # (K, N)
+    return grad_a, a.swapaxes(-1, -2) @ grad_out  # (..., K, N)
+
+
+def _vector_grads(needs: tuple, a: np.ndarray, b: np.ndarray, grad_out: np.ndarray) -> tuple:
+    """(da, db) when an operand is 1-D: it acts as a row (left) or a column (right) whose extra
+    axis the output dropped; that axis is put back so the matrix rules apply, then dropped."""
+    g = grad_out
+    if a.ndim == 1:
+        g = np.expand_dims(g, -2 if b.ndim > 1 else 0)  # (..., 1, N)
+    if b.ndim == 1:
+        g = np.expand_dims(g, -1)  # (..., M, 1)
+    a2 = a[None, :] if a.ndim == 1 else a  # (..., M, K)
+    b2 = b[:, None] if b.ndim == 1 else b  # (..., K, N)
+    grad_a, grad_b = _matrix_grads(needs, a2, b2, g)
+    if grad_a is not None and a.ndim == 1:
+        grad_a = grad_a[..., 0, :]  # (..., K)
+    if grad_b is not None and b.ndim == 1:
+        grad_b = grad_b[..., 0]  # (..., K)
+    return grad_a, grad_b
 
 
 class Einsum(Function):
