@@ -5,9 +5,10 @@ Q = X Wq, K = X Wk, V = X Wv, A = softmax(Q K^T / sqrt(D)), Y = (A V) Wo, loss =
 backward to the four weights. Three variants run interleaved in one process, round after round:
 the NumPy floor (forward + hand-derived backward), tinygrad_attn through the fused
 `scaled_dot_product_attention`, and tinygrad_attn composed from primitive ops; PyTorch eager is
-added as a column when it is importable (never a dependency). Medians of the rounds are printed
-with their ratios to the floor, then the per-op overhead of a 100-op elementwise chain, then the
-peak memory of one step (tracemalloc).
+added as a column when it is importable (never a dependency), and at (1, 8, 16) the fused
+step's ops called by hand with no graph ("sdpa ops only": the framework's own NumPy work).
+Medians of the rounds are printed with their ratios to the floor, then the per-op overhead of a
+100-op elementwise chain, then the peak memory of one step (tracemalloc).
 
     python benchmarks/attention.py            # all sizes, float32 and float64
     python benchmarks/attention.py --quick    # under a minute
@@ -49,6 +50,7 @@ def _checkout(argv: list[str]) -> str:
 sys.path.insert(0, _checkout(sys.argv[1:]))
 
 import tinygrad_attn as ta  # noqa: E402
+from tinygrad_attn.ops import MatMul, Mul, Sum  # noqa: E402
 from tinygrad_attn.ops.attention import ScaledDotProductAttention  # noqa: E402
 
 SIZES = [(1, 8, 16), (8, 128, 128), (4, 512, 256)]
@@ -114,6 +116,35 @@ def framework_step(x: np.ndarray, weights: list, fused: bool) -> list:
     return [p.grad for p in params]
 
 
+def _ctx(op: type, needs: tuple):
+    """A bare ctx for calling an op's forward and backward by hand (no graph, no engine)."""
+    ctx = op.__new__(op)
+    ctx.needs_input_grad, ctx.parents = needs, (None,) * len(needs)
+    return ctx
+
+
+def ops_step(x: np.ndarray, weights: list) -> list:
+    """The fused step's ops, forward then backward, called by hand on the arrays: what the
+    framework's own NumPy work costs, without nodes, leaves, locks or `.grad` (the framework
+    step minus this is the framework's fixed cost). Timed at the smallest size only: at the
+    larger ones its arrays are freed in another order than the engine frees them, so glibc
+    maps fresh pages for some of them and the difference measures the allocator."""
+    wq, wk, wv, wo = weights
+    projections = [_ctx(MatMul, (False, True)) for _ in range(3)]
+    q, k, v = (MatMul.forward(c, x, w) for c, w in zip(projections, (wq, wk, wv)))
+    attend = _ctx(ScaledDotProductAttention, (True, True, True))
+    mixed = ScaledDotProductAttention.forward(attend, q, k, v, scale=1 / np.sqrt(x.shape[-1]))
+    out = _ctx(MatMul, (True, True))
+    y = MatMul.forward(out, mixed, wo)
+    square, total = _ctx(Mul, (True, True)), _ctx(Sum, (True,))
+    Sum.forward(total, Mul.forward(square, y, y))
+    (grad_square,) = Sum.backward(total, np.ones((), x.dtype))
+    grad_y = sum(Mul.backward(square, grad_square))  # (y * y has two edges to y)
+    grad_mixed, grad_wo = MatMul.backward(out, grad_y)
+    grads = ScaledDotProductAttention.backward(attend, grad_mixed)
+    return [MatMul.backward(c, g)[1] for c, g in zip(projections, grads)] + [grad_wo]
+
+
 def torch_step(torch, x: np.ndarray, weights: list) -> list:
     xt = torch.from_numpy(x)
     params = [torch.from_numpy(w.copy()).requires_grad_() for w in weights]
@@ -140,15 +171,19 @@ def time_once(fn, repeat: int) -> float:
 def compare(shape: tuple, dtype: np.dtype, rounds: int, torch) -> dict:
     x, weights = make_inputs(shape, dtype)
     expected = floor_step(x, weights)
-    for fused in (True, False):  # the benchmark is worthless if the answers differ
-        got = framework_step(x, weights, fused)
-        for g, e in zip(got, expected):
-            np.testing.assert_allclose(g, e, rtol=2e-3 if dtype == np.float32 else 1e-9, atol=1e-4)
+    tolerance = {"rtol": 2e-3 if dtype == np.float32 else 1e-9, "atol": 1e-4}
+    for got in (framework_step(x, weights, True), framework_step(x, weights, False)):
+        for g, e in zip(got, expected):  # the benchmark is worthless if the answers differ
+            np.testing.assert_allclose(g, e, **tolerance)
     variants = {
         "floor": lambda: floor_step(x, weights),
         "sdpa": lambda: framework_step(x, weights, True),
         "composed": lambda: framework_step(x, weights, False),
     }
+    if shape == SIZES[0]:  # (at the larger sizes it measures the allocator: see ops_step)
+        for g, e in zip(ops_step(x, weights), expected):
+            np.testing.assert_allclose(g, e, **tolerance)
+        variants["ops"] = lambda: ops_step(x, weights)
     if torch is not None:
         variants["torch"] = lambda: torch_step(torch, x, weights)
     single = time_once(variants["floor"], 1)
@@ -242,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     header = (
         f"{'dtype':8} {'(B, T, D)':15} {'floor ms':>9} {'sdpa ms':>9} {'x floor':>8} "
-        f"{'composed ms':>12} {'x floor':>8}"
+        f"{'composed ms':>12} {'x floor':>8} {'sdpa ops only':>14}"
     )
     if torch is not None:
         header += f" {'torch ms':>9} {'x floor':>8}"
@@ -254,7 +289,8 @@ def main(argv: list[str] | None = None) -> int:
             line = (
                 f"{np.dtype(dtype).name:8} {str(shape):15} {t['floor'] * 1e3:9.3f} "
                 f"{t['sdpa'] * 1e3:9.3f} {t['sdpa'] / t['floor']:7.2f}x "
-                f"{t['composed'] * 1e3:12.3f} {t['composed'] / t['floor']:7.2f}x"
+                f"{t['composed'] * 1e3:12.3f} {t['composed'] / t['floor']:7.2f}x "
+                + (f"{t['ops'] / t['floor']:13.2f}x" if "ops" in t else f"{'-':>14}")
             )
             if torch is not None:
                 line += f" {t['torch'] * 1e3:9.3f} {t['torch'] / t['floor']:7.2f}x"
