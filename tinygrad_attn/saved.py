@@ -39,6 +39,7 @@ import threading
 import warnings
 import weakref
 from collections import deque
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -176,7 +177,7 @@ def unlock_saved(nodes: list) -> None:
         with _table_lock:
             for node in nodes:
                 _unlock(node._lock_ref)
-                node._lock_ref = None
+        deque(map(setattr, nodes, repeat("_lock_ref"), repeat(None)), maxlen=0)  # (one C pass)
     if _collected:
         _drain()
 
