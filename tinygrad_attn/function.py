@@ -218,10 +218,10 @@ class Function:
 
 def _observe(ctx: Function, inputs: tuple, result: Tensor) -> None:
     """What is watched at each forward: the module being called, the creation site, callbacks."""
-    if observers.scope and ctx.recorded:
-        ctx.scope = observers.scope[-1]
-    if observers.record_sites and ctx.recorded:
-        ctx.creation_site = observers.site_finder()
+    if result.grad_fn is ctx:  # a node of the graph: the module it was made in, and where
+        ctx.scope = observers.scope[-1] if observers.scope else None
+        if observers.record_sites:
+            ctx.creation_site = observers.site_finder()
     for callback in observers.on_forward:
         callback(ctx, inputs, result)
 

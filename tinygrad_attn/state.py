@@ -81,7 +81,8 @@ class GraphObservers(threading.local):
       a check that raises leaves every `.grad` untouched; `grad_inputs` are as the op returned);
     - `record_sites` > 0 asks `apply` to note where user code created each node, with
       `site_finder()` ("file.py:12 in fn");
-    - `scope`: the stack of module paths being called (graph clusters name their module).
+    - `scope`: the stack of module paths being called (graph clusters name their module),
+      changed with `push_scope` / `pop_scope`, which keep `active` right.
     """
 
     def __init__(self) -> None:
