@@ -72,6 +72,43 @@ def test_the_users_arrays_are_writable_again_after_backward(sample):
             array = array.base
 
 
+# PyTorch 2.13's values (float64) at the edges, where the activations' arithmetic (no np.where)
+# could go wrong: infinities, signed zeros, a tiny positive number, NaN.
+_EDGES = [-np.inf, -2.0, -0.0, 0.0, 1e-30, 0.37, 3.0, np.inf, np.nan]
+_ACTIVATIONS_AT_EDGES = {
+    "leaky_relu(0.3)": (
+        lambda t: ta.nn.functional.leaky_relu(t, 0.3),
+        [-np.inf, -0.6, -0.0, 0.0, 1e-30, 0.37, 3.0, np.inf, np.nan],
+        [0.3, 0.3, 0.3, 0.3, 1.0, 1.0, 1.0, 1.0, 0.3],
+    ),
+    "elu(1.7)": (
+        lambda t: ta.nn.functional.elu(t, 1.7),
+        [-1.7, -1.4699300184977584, -0.0, 0.0, 1e-30, 0.37, 3.0, np.inf, np.nan],
+        [0.0, 0.2300699815022416, 1.7, 1.7, 1.0, 1.0, 1.0, 1.0, np.nan],  # (PyTorch: 1 at NaN)
+    ),
+    "sigmoid": (
+        lambda t: t.sigmoid(),
+        [0.0, 0.11920292202211755, 0.5, 0.5, 0.5, 0.5914589784327801, 0.9525741268224334, 1.0,
+         np.nan],
+        [0.0, 0.1049935854035065, 0.25, 0.25, 0.25, 0.24163525526403226, 0.045176659730912, 0.0,
+         np.nan],
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(_ACTIVATIONS_AT_EDGES))
+def test_activations_at_infinities_zeros_and_nan_give_pytorchs_values(name):
+    fn, expected, expected_grad = _ACTIVATIONS_AT_EDGES[name]
+    x = Tensor(np.array(_EDGES), requires_grad=True)
+    out = fn(x)
+    out.backward(np.ones(len(_EDGES)))
+    np.testing.assert_allclose(out.data, expected, rtol=1e-15, atol=0)
+    np.testing.assert_allclose(x.grad, expected_grad, rtol=1e-15, atol=0)
+    positive = x.data > 0
+    if name != "sigmoid":  # where a > 0 both are the identity, exactly
+        assert np.array_equal(out.data[positive], x.data[positive])
+
+
 def test_float32_erf_agrees_with_math_erf_to_a_few_units_in_the_last_place():
     """float32's erf is computed with polynomials (ops/_erf.py), not math.erf per element: it
     agrees with math.erf at the same inputs to 3 units in the last place of float32 (the

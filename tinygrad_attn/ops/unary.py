@@ -134,8 +134,9 @@ class LeakyRelu(Function):
         ctx.slope = slope
         # The factor 1 or slope per element, in arithmetic (NumPy's `where` on a mask of signs
         # costs ten passes' worth); it is also the derivative, all that backward needs.
-        factor = np.multiply(a > 0, 1 - slope, dtype=np.result_type(a.dtype, np.float32))
-        factor += slope
+        positive = a > 0
+        factor = np.multiply(~positive, slope, dtype=np.result_type(a.dtype, np.float32))
+        factor += positive  # exactly 1 where a > 0; slope elsewhere (NaN too, as PyTorch)
         ctx.save_for_backward(frozen(factor))
         return (a * factor).astype(a.dtype, copy=False)
 
@@ -162,8 +163,11 @@ class Elu(Function):
     @staticmethod
     def backward(ctx, grad_out):
         a, out = ctx.saved_tensors
-        slope = np.multiply(a <= 0, out + (ctx.alpha - 1), dtype=out.dtype)  # out + alpha - 1
-        slope += 1  # where a <= 0: out + alpha; elsewhere 1 (NaN too, as PyTorch)
+        # 1 + [a <= 0] (out + alpha - 1), with out clipped at 0 so a = inf adds 0 * finite
+        slope = np.minimum(out, 0)
+        slope += ctx.alpha - 1
+        slope *= a <= 0
+        slope += 1  # where a <= 0: out + alpha; elsewhere exactly 1
         return (grad_out * slope,)
 
 
