@@ -39,3 +39,20 @@ def test_every_attention_variant_gives_the_floors_gradients(attention, shape):
         assert len(got) == 4, name
         for g, e in zip(got, expected):
             np.testing.assert_allclose(g, e, rtol=1e-10, atol=1e-12, err_msg=name)
+
+
+def test_ab_compares_two_checkouts_in_one_process():
+    """benchmarks/ab.py runs (here a checkout against itself, one round; in a subprocess, since
+    it swaps the package in sys.modules) and prints a line per side."""
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "ab.py"), str(ROOT), str(ROOT), "--rounds", "1"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert any(line.strip().startswith("before") and "sdpa/floor" in line for line in lines)
+    assert any(line.strip().startswith("after") and "composed/floor" in line for line in lines)
