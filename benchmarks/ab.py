@@ -49,36 +49,6 @@ def load(checkout: Path, name: str):
     return module
 
 
-def chain(ta):
-    """The per-op row's 101-op chain, with this checkout's tensors."""
-    x = ta.Tensor(np.random.default_rng(0).random((4, 4)), dtype=np.float32, requires_grad=True)
-
-    def run() -> None:
-        y = x
-        for _ in range(50):
-            y = y * 1.0001
-            y = y + 0.5
-        x.grad = None
-        y.sum().backward()
-
-    return run
-
-
-def torch_chain(torch):
-    x = torch.from_numpy(np.random.default_rng(0).random((4, 4)).astype(np.float32))
-    x.requires_grad_()
-
-    def run() -> None:
-        x.grad = None
-        y = x
-        for _ in range(50):
-            y = y * 1.0001
-            y = y + 0.5
-        y.sum().backward()
-
-    return run
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("before", type=Path)
@@ -96,11 +66,11 @@ def main(argv: list[str] | None = None) -> int:
     x, weights = sides["before"].make_inputs((1, 8, 16), np.dtype(np.float32))
     variants = {"floor": (lambda: sides["before"].floor_step(x, weights), 100)}
     if torch is not None:
-        variants["torch chain"] = (torch_chain(torch), 20)
+        variants["torch chain"] = (sides["before"].chain_step(torch), 20)
     for side, bench in sides.items():
         variants[f"{side} sdpa"] = (lambda b=bench: b.framework_step(x, weights, True), 100)
         variants[f"{side} composed"] = (lambda b=bench: b.framework_step(x, weights, False), 100)
-        variants[f"{side} chain"] = (chain(bench.ta), 20)
+        variants[f"{side} chain"] = (bench.chain_step(bench.ta), 20)
     for fn, repeat in variants.values():  # warm up
         for _ in range(repeat):
             fn()

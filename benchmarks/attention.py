@@ -26,6 +26,7 @@ import sys
 import time
 import tracemalloc
 from pathlib import Path
+from typing import Any
 
 # One BLAS thread unless told otherwise (set the variables yourself to change it): on a shared
 # 2-core machine OpenBLAS's threads spin against other processes and a 10 ms step can take a
@@ -195,19 +196,28 @@ def compare(shape: tuple, dtype: np.dtype, rounds: int, torch) -> dict:
     return {name: statistics.median(s) for name, s in samples.items()}
 
 
-def chain_overhead(rounds: int, torch=None) -> tuple:
-    """Seconds per op of a 100-op elementwise chain on (4, 4), forward + backward: ours, NumPy
-    alone doing the same arithmetic, and PyTorch eager (None without torch)."""
-    x = ta.Tensor(np.random.default_rng(0).random((4, 4)), dtype=np.float32, requires_grad=True)
+def chain_step(tensors) -> Any:
+    """The per-op row's step: 100 elementwise ops on (4, 4) forward, then backward (101 ops
+    with the sum), on a leaf made by `tensors`: this package, another checkout's (ab.py), or
+    PyTorch (`torch`, whose tensors spell it the same)."""
+    data = np.random.default_rng(0).random((4, 4)).astype(np.float32)
+    x = tensors.from_numpy(data.copy())
+    x.requires_grad_()
 
     def run() -> None:
+        x.grad = None
         y = x
         for _ in range(50):
             y = y * 1.0001
             y = y + 0.5
-        x.grad = None
-        y.sum().backward()  # 101 ops in all
+        y.sum().backward()
 
+    return run
+
+
+def chain_overhead(rounds: int, torch=None) -> tuple:
+    """Seconds per op of a 100-op elementwise chain on (4, 4), forward + backward: ours, NumPy
+    alone doing the same arithmetic, and PyTorch eager (None without torch)."""
     a = np.random.default_rng(0).random((4, 4)).astype(np.float32)
 
     def floor() -> None:
@@ -219,18 +229,9 @@ def chain_overhead(rounds: int, torch=None) -> tuple:
         for _ in range(50):
             grad = grad * np.float32(1.0001)
 
-    def torch_run() -> None:
-        xt.grad = None
-        y = xt
-        for _ in range(50):
-            y = y * 1.0001
-            y = y + 0.5
-        y.sum().backward()
-
-    variants = {"ours": run, "numpy": floor}
+    variants = {"ours": chain_step(ta), "numpy": floor}
     if torch is not None:
-        xt = torch.from_numpy(a.copy()).requires_grad_()
-        variants["torch"] = torch_run
+        variants["torch"] = chain_step(torch)
     samples: dict = {name: [] for name in variants}
     for _ in range(rounds):  # interleaved, as in `compare`: a slow phase hits every variant
         for name, fn in variants.items():
