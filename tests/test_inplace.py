@@ -369,3 +369,51 @@ def test_power_and_matmul_assignments_never_rebind_a_leaf():
     c @= np.eye(2)  # a non-leaf: rebinding, as for +=
     c.sum().backward()
     np.testing.assert_array_equal(w.grad, [1.0, 1.0])
+
+
+def test_the_in_place_forms_of_functions_write_into_the_same_array():
+    """relu_, clamp_, masked_fill_, exp_, tanh_, sigmoid_, neg_ (PyTorch's spellings) change a
+    plain tensor, or a leaf under no_grad, in place: the same object and the same array."""
+    source = np.array([-2.0, -0.5, 0.0, 0.5, 3.0])
+    x = ta.from_numpy(source)  # a from_numpy user sees the change, as in PyTorch
+    assert x.relu_() is x and x.data is source
+    np.testing.assert_array_equal(source, [0.0, 0.0, 0.0, 0.5, 3.0])
+    assert x.clamp_(max=1.0) is x
+    np.testing.assert_array_equal(source, [0.0, 0.0, 0.0, 0.5, 1.0])
+    assert x.masked_fill_(np.array([True, False, False, False, False]), -1.0) is x
+    np.testing.assert_array_equal(source, [-1.0, 0.0, 0.0, 0.5, 1.0])
+    assert x.neg_() is x
+    np.testing.assert_array_equal(source, [1.0, -0.0, -0.0, -0.5, -1.0])
+    expected = np.tanh(np.exp(source.copy()))
+    assert x.exp_().tanh_() is x
+    np.testing.assert_allclose(source, expected, rtol=1e-15)
+    assert x.sigmoid_() is x
+    np.testing.assert_allclose(source, 1 / (1 + np.exp(-expected)), rtol=1e-15)
+    w = Tensor([-1.0, 2.0], requires_grad=True)
+    with no_grad():
+        assert w.clamp_(0.0, 1.0) is w
+    np.testing.assert_array_equal(w.data, [0.0, 1.0])
+
+
+def test_the_in_place_forms_of_functions_refuse_what_would_hide_from_a_graph():
+    w = Tensor([-1.0, 2.0], requires_grad=True)
+    y = w * 2
+    with pytest.raises(
+        RuntimeError, match=r"relu_\(\): in-place change of a non-leaf.*x = x\.relu\(\)"
+    ):
+        y.relu_()
+    with pytest.raises(RuntimeError, match=r"masked_fill_\(\).*non-leaf.*x = x\.masked_fill"):
+        y.masked_fill_(np.array([True, False]), 0.0)
+    with pytest.raises(
+        RuntimeError, match=r"sigmoid_\(\): in-place change of the leaf.*requires grad"
+    ):
+        w.sigmoid_()
+    plain = Tensor([1.0, 2.0])
+    with pytest.raises(RuntimeError, match=r"the value requires grad.*x = x\.masked_fill\(mask, v"):
+        plain.masked_fill_(np.array([True, False]), w[0])
+    with pytest.raises(ValueError, match=r"clamp_\(\).*saved for backward by Mul"), no_grad():
+        w.clamp_(0.0, 1.0)  # `y = w * 2` still holds w's array
+    with pytest.raises(TypeError, match=r"exp_\(\): the result is float32.*int64 tensor"):
+        Tensor(np.array([1, 2])).exp_()
+    np.testing.assert_array_equal(w.data, [-1.0, 2.0])
+    np.testing.assert_array_equal(plain.data, [1.0, 2.0])

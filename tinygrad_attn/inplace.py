@@ -9,7 +9,8 @@ counters:
   changes the dtype, as in PyTorch, and `.grad` is converted with it. A new shape needs `.grad`
   to be None first; a non-leaf keeps its shape and dtype. So `.grad` always matches `.data`.
 - Under `no_grad()` (or on a tensor that needs no gradient) the in-place ops `+= -= *= /= **=`
-  and `add_ sub_ mul_ div_ zero_ fill_ copy_ normal_ uniform_` write into the SAME tensor: a
+  and `add_ sub_ mul_ div_ zero_ fill_ copy_ normal_ uniform_` (and the in-place forms of
+  functions, `relu_ clamp_ masked_fill_ exp_ tanh_ sigmoid_ neg_`) write into the SAME tensor: a
   module's parameter stays the object that `parameters()` and `state_dict()` hold, the manual
   SGD step `with no_grad(): w -= lr * w.grad` updates `w` itself.
 - With grad mode on, an in-place op on a leaf that requires grad is a RuntimeError (the graph
@@ -38,7 +39,7 @@ import numpy as np
 
 from . import tensor as _tensor  # (tensor.py imports this module first; names are read late)
 from .saved import saved_by
-from .state import get_default_dtype, get_rng, is_grad_enabled
+from .state import get_default_dtype, get_rng, is_grad_enabled, no_grad
 
 
 def _label(t: Any) -> str:
@@ -138,13 +139,14 @@ def _new_data(t: Any, value: Any) -> np.ndarray:
     return array
 
 
-def _check_may_write(t: Any, op: str, other: Any) -> None:
-    """A RuntimeError unless an in-place `op` may change `t` without hiding it from a graph."""
+def _check_may_write(t: Any, op: str, other: Any, instead: str | None = None) -> None:
+    """A RuntimeError unless an in-place `op` may change `t` without hiding it from a graph
+    (`instead`: the out-of-place form to suggest; the arithmetic ops' by default)."""
     if t.grad_fn is not None:
+        fix = instead or "c = c + value; the operators +=, -=, *=, /= do that for you"
         raise RuntimeError(
             f"{op}: in-place change of a non-leaf {_describe(t)}, made by {t.grad_fn.name}: "
-            "the graph may need the value it has. Compute a new tensor instead (c = c + value; "
-            "the operators +=, -=, *=, /= do that for you)."
+            f"the graph may need the value it has. Compute a new tensor instead ({fix})."
         )
     if not is_grad_enabled():
         return
@@ -156,9 +158,10 @@ def _check_may_write(t: Any, op: str, other: Any) -> None:
             "`with ta.no_grad():` (as an optimizer does), or compute a new tensor (w2 = w - 1)."
         )
     if isinstance(other, _tensor.Tensor) and other.requires_grad:
+        fix = instead or "x = x + value (or x += value, which does that)"
         raise RuntimeError(
             f"{op}: the value requires grad, but an in-place method records no graph, so its "
-            "gradient would be lost. Write x = x + value (or x += value, which does that)."
+            f"gradient would be lost. Write {fix}."
         )
 
 
@@ -326,6 +329,61 @@ class InPlaceMixin:
     def copy_(self, source: Any) -> Any:
         """Copy `source` (broadcast to this tensor's shape, cast to its dtype) in, in place."""
         return self._overwrite("copy_()", source)
+
+    def _apply_(self, op: str, fn: Any, *args: Any, instead: str) -> Any:
+        """The one place the in-place forms of functions (`relu_`, `clamp_`, `masked_fill_`,
+        ...) write: `fn(self, *args)` computed as usual, recording nothing, then copied in by
+        the same rules as `add_` (a tensor of a graph is refused, with `instead` as the fix)."""
+        _check_may_write(self, op, args[-1] if args else None, instead)
+        with no_grad():
+            value = fn(self, *args).data
+        target = _writable_data(self, op)
+        if not np.can_cast(value.dtype, target.dtype, casting="same_kind"):
+            raise TypeError(
+                f"{op}: the result is {value.dtype}, which cannot be written into the "
+                f"{target.dtype} tensor in place; compute a new tensor instead ({instead})"
+            )
+        np.copyto(target, value, casting="same_kind")
+        self._data = target
+        self._exposed = True  # (it may be a new, writable copy)
+        return self
+
+    def relu_(self) -> Any:
+        """max(x, 0) in place (for a tensor of a graph, write x = x.relu())."""
+        return self._apply_("relu_()", _tensor.Tensor.relu, instead="x = x.relu()")
+
+    def clamp_(self, min: Any = None, max: Any = None) -> Any:  # noqa: A002  (PyTorch's names)
+        """Clip to [min, max] in place (for a tensor of a graph, write x = x.clamp(...))."""
+        return self._apply_(
+            "clamp_()", _tensor.Tensor.clamp, min, max, instead="x = x.clamp(min, max)"
+        )
+
+    def masked_fill_(self, mask: Any, value: Any) -> Any:
+        """Write `value` where `mask` is True, in place (for a tensor of a graph, write
+        x = x.masked_fill(mask, value))."""
+        return self._apply_(
+            "masked_fill_()",
+            _tensor.Tensor.masked_fill,
+            mask,
+            value,
+            instead="x = x.masked_fill(mask, value)",
+        )
+
+    def exp_(self) -> Any:
+        """exp(x) in place (for a tensor of a graph, write x = x.exp())."""
+        return self._apply_("exp_()", _tensor.Tensor.exp, instead="x = x.exp()")
+
+    def tanh_(self) -> Any:
+        """tanh(x) in place (for a tensor of a graph, write x = x.tanh())."""
+        return self._apply_("tanh_()", _tensor.Tensor.tanh, instead="x = x.tanh()")
+
+    def sigmoid_(self) -> Any:
+        """sigmoid(x) in place (for a tensor of a graph, write x = x.sigmoid())."""
+        return self._apply_("sigmoid_()", _tensor.Tensor.sigmoid, instead="x = x.sigmoid()")
+
+    def neg_(self) -> Any:
+        """-x in place (for a tensor of a graph, write x = -x)."""
+        return self._apply_("neg_()", _tensor.Tensor.neg, instead="x = -x")
 
     def normal_(self, mean: float = 0.0, std: float = 1.0) -> Any:
         """Fill with samples of N(mean, std^2) from the global generator, in place (PyTorch's
