@@ -109,6 +109,16 @@ def test_activations_at_infinities_zeros_and_nan_give_pytorchs_values(name):
         assert np.array_equal(out.data[positive], x.data[positive])
 
 
+def test_float16_sigmoid_keeps_its_tail():
+    """float16's exp overflows from 11.1 on: sigmoid computes in float32 and rounds once, so
+    sigmoid(-12) is 6.1e-6, not 0."""
+    x = np.array([-15.0, -12.0, 0.0, 12.0])
+    out = Tensor(x.astype(np.float16)).sigmoid()
+    assert out.dtype == np.float16
+    # (within float16's rounding: 1e-3, or one step 6e-8 below its smallest normal number)
+    np.testing.assert_allclose(out.data, 1 / (1 + np.exp(-x)), rtol=1e-3, atol=6e-8)
+
+
 def test_float32_erf_agrees_with_math_erf_to_a_few_units_in_the_last_place():
     """float32's erf is computed with polynomials (ops/_erf.py), not math.erf per element: it
     agrees with math.erf at the same inputs to 3 units in the last place of float32 (the

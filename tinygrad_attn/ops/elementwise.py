@@ -208,11 +208,14 @@ class Sigmoid(Function):
         # exp(-a) overflows to inf for a very negative a, and 1 / (1 + inf) is 0, the limit:
         # exact at both ends, with no choice per element (NumPy's `where` on a mask of signs
         # costs ten passes' worth).
-        out = np.negative(a, out=np.empty(a.shape, a.dtype))  # (an array, even for 0-d a)
+        # (float16 in float32: its exp would overflow from a = -11, where sigmoid is 2e-5)
+        work = np.promote_types(a.dtype, np.float32)
+        out = np.negative(a, out=np.empty(a.shape, work))  # (an array, even for 0-d a)
         with np.errstate(over="ignore"):
             np.exp(out, out=out)
         out += 1
         np.reciprocal(out, out=out)
+        out = out.astype(a.dtype, copy=False)
         ctx.save_for_backward(out)
         return out
 
