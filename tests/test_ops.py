@@ -119,6 +119,26 @@ def test_float16_sigmoid_keeps_its_tail():
     np.testing.assert_allclose(out.data, 1 / (1 + np.exp(-x)), rtol=1e-3, atol=6e-8)
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_where_by_bits_is_numpys_where_to_the_bit(dtype):
+    """`ta.where` (ops/_util.select) picks bits, not values: every element equals np.where's
+    bit for bit, infinities, NaN and -0.0 included, with broadcasting and a Python number."""
+    from tinygrad_attn.ops._util import select
+
+    rng = np.random.default_rng(0)
+    values = np.array([np.inf, -np.inf, np.nan, -0.0, 0.0, 1e-45, -3.5, 7.25])
+    a = rng.choice(values, (3, 4, 5)).astype(dtype)
+    b = rng.choice(values, (4, 1)).astype(dtype)
+    condition = rng.random((1, 4, 5)) < 0.5
+    for got, want in [
+        (select(condition, a, b), np.where(condition, a, b)),
+        (select(condition, a, 0.0), np.where(condition, a, dtype(0.0))),
+        (ta.where(condition, Tensor(a), Tensor(b)).data, np.where(condition, a, b)),
+    ]:
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert np.array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
 def test_float32_erf_agrees_with_math_erf_to_a_few_units_in_the_last_place():
     """float32's erf is computed with polynomials (ops/_erf.py), not math.erf per element: it
     agrees with math.erf at the same inputs to 3 units in the last place of float32 (the

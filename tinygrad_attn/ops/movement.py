@@ -10,7 +10,7 @@ import numpy as np
 
 from ..function import Function
 from ..tensor import Tensor
-from ._util import broadcast_shape, normalize_axis
+from ._util import broadcast_shape, normalize_axis, select
 
 
 class Reshape(Function):
@@ -241,14 +241,14 @@ class Where(Function):
         _check_bool("Where", condition, "the condition")
         broadcast_shape("Where", condition.shape, a.shape, b.shape)
         ctx.save_for_backward(condition)
-        return np.where(condition, a, b)
+        return select(condition, a, b)  # (np.where, by bits: ops/_util.py)
 
     @staticmethod
     def backward(ctx, grad_out):
         (condition,) = ctx.saved_tensors
         zero = np.zeros((), dtype=grad_out.dtype)
-        grad_a = np.where(condition, grad_out, zero) if ctx.needs_input_grad[1] else None
-        grad_b = np.where(condition, zero, grad_out) if ctx.needs_input_grad[2] else None
+        grad_a = select(condition, grad_out, zero) if ctx.needs_input_grad[1] else None
+        grad_b = select(condition, zero, grad_out) if ctx.needs_input_grad[2] else None
         return None, grad_a, grad_b
 
 
