@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..function import Function
-from ._util import frozen
+from ._util import frozen, select
 
 
 class Sin(Function):
@@ -182,10 +182,10 @@ class Softplus(Function):
         ctx.threshold = threshold
         # log(1 + exp(z)) = max(z, 0) + log1p(exp(-|z|)): no overflow for large z.
         smooth = (np.maximum(scaled, 0) + np.log1p(np.exp(-np.abs(scaled)))) / beta
-        return np.where(scaled > threshold, a, smooth).astype(a.dtype, copy=False)
+        return select(scaled > threshold, a, smooth).astype(a.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad_out):
         (scaled,) = ctx.saved_tensors
         sigmoid = 0.5 * (1 + np.tanh(0.5 * scaled))
-        return (grad_out * np.where(scaled > ctx.threshold, 1.0, sigmoid),)
+        return (grad_out * select(scaled > ctx.threshold, 1.0, sigmoid),)
