@@ -40,6 +40,23 @@ ERF_SERIES = [  # the coefficient of x^(2n), from the highest n down, as Horner'
 ]
 
 
+def erfc_into(p: np.ndarray, a: np.ndarray, t: np.ndarray, coefficients: list = ERFC_POLY) -> None:
+    """p = erfc(a) = t exp(-a^2) poly(t) on one block of a >= 0 (times k, with `coefficients`
+    ERFC_POLY times k); `a` is left holding exp(-a^2), `t` holding t = 1 / (1 + a/2)."""
+    np.multiply(a, 0.5, out=t)
+    t += 1
+    np.reciprocal(t, out=t)
+    p.fill(coefficients[0])
+    for c in coefficients[1:]:
+        p *= t
+        p += c
+    np.multiply(a, a, out=a)
+    np.negative(a, out=a)
+    np.exp(a, out=a)
+    p *= a
+    p *= t
+
+
 def erf_float32(
     x: np.ndarray, out: np.ndarray, t: np.ndarray, a: np.ndarray, s: np.ndarray, u: np.ndarray
 ) -> None:
@@ -58,18 +75,7 @@ def erf_float32(
     np.less(a, SERIES_END, out=s, casting="unsafe")  # the series' weight: 1.0 or 0.0
     out *= s
     np.subtract(1, s, out=s)  # the other form's weight
-    np.multiply(a, 0.5, out=t)
-    t += 1
-    np.reciprocal(t, out=t)  # t = 1 / (1 + |x|/2)
-    u.fill(ERFC_POLY[0])
-    for c in ERFC_POLY[1:]:
-        u *= t
-        u += c
-    np.multiply(a, a, out=a)
-    np.negative(a, out=a)
-    np.exp(a, out=a)
-    u *= a
-    u *= t  # erfc(|x|) = t exp(-x^2) poly(t)
+    erfc_into(u, a, t)  # erfc(|x|)
     np.subtract(1, u, out=u)
     np.copysign(u, x, out=u)  # erf(x) = sign(x) (1 - erfc(|x|))
     u *= s

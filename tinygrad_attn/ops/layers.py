@@ -20,7 +20,7 @@ import numpy as np
 
 from ..function import Function
 from ..state import is_grad_enabled
-from ._erf import ERFC_POLY
+from ._erf import ERFC_POLY, erfc_into
 from ._util import BLOCK, blockwise, frozen, row_sums
 from .elementwise import _erf
 
@@ -220,18 +220,7 @@ def _gelu_erf_float32(
     slope within 5e-7 (tests/test_layers.py compares, on the same float32 inputs)."""
     np.abs(x, out=e)
     e *= _INV_SQRT_2  # a = |x| / sqrt 2
-    np.multiply(e, 0.5, out=t)
-    t += 1
-    np.reciprocal(t, out=t)  # t = 1 / (1 + a/2)
-    p.fill(_HALF_ERFC_POLY[0])
-    for c in _HALF_ERFC_POLY[1:]:
-        p *= t
-        p += c
-    e *= e  # a^2 = x^2 / 2
-    np.negative(e, out=e)
-    np.exp(e, out=e)  # exp(-x^2 / 2), phi's too
-    p *= t
-    p *= e  # erfc(a) / 2 = t exp(-a^2) poly(t) / 2 = Phi(-|x|)
+    erfc_into(p, e, t, _HALF_ERFC_POLY)  # erfc(a) / 2 = Phi(-|x|); e = exp(-x^2 / 2), phi's too
     # Phi(x) = p + [x >= 0] (1 - 2p) with p = Phi(-|x|): exactly p where x < 0. Arithmetic,
     # not a copy where x < 0, whose branch on each element's sign costs more than these passes.
     np.greater_equal(x, 0, out=t, casting="unsafe")  # [x >= 0], as 0.0 or 1.0
