@@ -235,12 +235,15 @@ class InPlaceMixin:
         return self
 
     def _overwrite(self, op: str, value: Any) -> Any:
-        """The one place `zero_`, `fill_` and `copy_` write (casting like PyTorch's copy_)."""
+        """`zero_`, `fill_` and `copy_` (casting like PyTorch's copy_)."""
         _check_may_write(self, op, value)
-        value = _numeric(value, op)
+        return self._write(op, _numeric(value, op), casting="unsafe")
+
+    def _write(self, op: str, value: np.ndarray, casting: str) -> Any:
+        """The one place `_overwrite` and `_apply_` write `value` in, once checked."""
         target = _writable_data(self, op)
         _fits(op, target, value)
-        np.copyto(target, value, casting="unsafe")
+        np.copyto(target, value, casting=casting)
         self._data = target
         self._exposed = True  # (it may be a new, writable copy)
         return self
@@ -331,22 +334,18 @@ class InPlaceMixin:
         return self._overwrite("copy_()", source)
 
     def _apply_(self, op: str, fn: Any, *args: Any, instead: str) -> Any:
-        """The one place the in-place forms of functions (`relu_`, `clamp_`, `masked_fill_`,
-        ...) write: `fn(self, *args)` computed as usual, recording nothing, then copied in by
-        the same rules as `add_` (a tensor of a graph is refused, with `instead` as the fix)."""
+        """The in-place forms of functions (`relu_`, `clamp_`, `masked_fill_`, ...):
+        `fn(self, *args)` computed as usual, recording nothing, then written in by `_write`
+        (a tensor of a graph is refused first, with `instead` as the fix)."""
         _check_may_write(self, op, args[-1] if args else None, instead)
         with no_grad():
             value = fn(self, *args).data
-        target = _writable_data(self, op)
-        if not np.can_cast(value.dtype, target.dtype, casting="same_kind"):
+        if not np.can_cast(value.dtype, self._data.dtype, casting="same_kind"):
             raise TypeError(
                 f"{op}: the result is {value.dtype}, which cannot be written into the "
-                f"{target.dtype} tensor in place; compute a new tensor instead ({instead})"
+                f"{self._data.dtype} tensor in place; compute a new tensor instead ({instead})"
             )
-        np.copyto(target, value, casting="same_kind")
-        self._data = target
-        self._exposed = True  # (it may be a new, writable copy)
-        return self
+        return self._write(op, value, casting="same_kind")
 
     def relu_(self) -> Any:
         """max(x, 0) in place (for a tensor of a graph, write x = x.relu())."""
