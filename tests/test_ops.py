@@ -56,6 +56,13 @@ def test_float32_forward_and_backward_stay_float32(sample):
         assert leaf.grad.shape == leaf.shape
 
 
+def _buffers(array: np.ndarray):
+    """`array`, then each array whose memory it views, down to the one that owns it."""
+    while isinstance(array, np.ndarray):
+        yield array
+        array = array.base
+
+
 @op_table
 def test_the_users_arrays_are_writable_again_after_backward(sample):
     """While a graph lives, what it saved of the inputs' data is read-only (saved.py); after
@@ -67,9 +74,10 @@ def test_the_users_arrays_are_writable_again_after_backward(sample):
     if out.requires_grad:
         out.backward(np.ones(out.shape))
     for array in arrays:
-        while isinstance(array, np.ndarray):
-            assert array.flags.writeable, f"an input array of shape {array.shape} stayed read-only"
-            array = array.base
+        for buffer in _buffers(array):
+            assert buffer.flags.writeable, (
+                f"an input array of shape {buffer.shape} stayed read-only"
+            )
 
 
 # PyTorch 2.13's values (float64) at the edges, where the activations' arithmetic (no np.where)
@@ -159,11 +167,7 @@ def test_float32_erf_agrees_with_math_erf_to_a_few_units_in_the_last_place():
 
 def _read_only_through(array: np.ndarray) -> bool:
     """Whether `array` and every buffer it views are read-only."""
-    while isinstance(array, np.ndarray):
-        if array.flags.writeable:
-            return False
-        array = array.base
-    return True
+    return not any(buffer.flags.writeable for buffer in _buffers(array))
 
 
 @op_table
