@@ -150,18 +150,20 @@ def find_the_planted_bugs() -> None:
 
 
 def an_error_that_teaches() -> None:
-    heading("6. changing a weight before backward")
-    x, weights = sentence_and_head()
-    loss = attention_loss(x, *weights)
-    w_query = weights[0]
+    heading("6. changing a tensor that backward still needs")
+    x, (w_query, w_key, w_value) = sentence_and_head()
+    q, k, v = x @ w_query, x @ w_key, x @ w_value  # (T, D) each
+    v.name = "v"
+    attention = (q @ k.T / np.sqrt(WIDTH)).softmax(axis=-1)  # (T, T)
+    out = attention @ v  # MatMul saved `v`: d(attention) = dout v^T needs it
+    v.mul_(2.0)  # in place, after the MatMul used it (recorded: v is now made by Mul)
     try:
-        w_query.data *= 0.5  # MatMul saved this array for backward: the write is refused
-    except ValueError as err:
-        print(f"ValueError: {err}")
-        print(ta.debug.explain_read_only(err))
-    loss.backward()
-    w_query.data *= 0.5  # after backward the graph has let go: now it is allowed
-    print("after backward(): updated in place, |w_query| =", f"{np.linalg.norm(w_query.data):.4f}")
+        out.sum().backward()  # refused: d(attention) would use values MatMul never saw
+    except RuntimeError as err:
+        print(f"RuntimeError: {err}")
+    out = attention @ v  # the product made again, from the values v holds now
+    out.sum().backward()
+    print(f"with the product made again: backward ran, |grad w_value| = {w_value.grad.norm():.4f}")
 
 
 def main() -> None:

@@ -38,7 +38,7 @@ def assert_intact() -> None:
     np.testing.assert_allclose(loss.item(), LOSS, rtol=1e-13)
     np.testing.assert_allclose(x.grad, X_GRAD, rtol=1e-12)
     np.testing.assert_allclose(w.grad, W_GRAD, rtol=1e-12)
-    assert x.data.flags.writeable and w.data.flags.writeable  # released graph: no lock left
+    assert x.numpy().flags.writeable and w.numpy().flags.writeable  # released graph: no lock left
     with ta.no_grad():
         w -= 0.5 * w.grad  # the in-place update still works on the same leaf
-    np.testing.assert_allclose(w.data, np.arange(12.0).reshape(3, 4) / 7 - 0.5 - 0.5 * W_GRAD)
+    np.testing.assert_allclose(w.numpy(), np.arange(12.0).reshape(3, 4) / 7 - 0.5 - 0.5 * W_GRAD)

@@ -137,14 +137,14 @@ def test_activation_values(rng):
     x = rng.standard_normal((3, 5))
     t = Tensor(x)
     erf = np.vectorize(math.erf)
-    np.testing.assert_allclose(F.gelu(t).data, 0.5 * x * (1 + erf(x / math.sqrt(2))), rtol=1e-12)
+    np.testing.assert_allclose(F.gelu(t).numpy(), 0.5 * x * (1 + erf(x / math.sqrt(2))), rtol=1e-12)
     tanh_form = 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
-    np.testing.assert_allclose(F.gelu(t, approximate="tanh").data, tanh_form, rtol=1e-12)
-    np.testing.assert_allclose(F.softmax(t, axis=0).data, np_softmax(x, 0), rtol=1e-12)
-    np.testing.assert_allclose(F.log_softmax(t).data, np.log(np_softmax(x)), rtol=1e-12)
-    np.testing.assert_allclose(F.sigmoid(t).data, 1 / (1 + np.exp(-x)), rtol=1e-12)
-    np.testing.assert_allclose(F.relu(t).data, np.maximum(x, 0))
-    np.testing.assert_allclose(F.tanh(t).data, np.tanh(x))
+    np.testing.assert_allclose(F.gelu(t, approximate="tanh").numpy(), tanh_form, rtol=1e-12)
+    np.testing.assert_allclose(F.softmax(t, axis=0).numpy(), np_softmax(x, 0), rtol=1e-12)
+    np.testing.assert_allclose(F.log_softmax(t).numpy(), np.log(np_softmax(x)), rtol=1e-12)
+    np.testing.assert_allclose(F.sigmoid(t).numpy(), 1 / (1 + np.exp(-x)), rtol=1e-12)
+    np.testing.assert_allclose(F.relu(t).numpy(), np.maximum(x, 0))
+    np.testing.assert_allclose(F.tanh(t).numpy(), np.tanh(x))
 
 
 def test_cross_entropy_matches_negative_log_likelihood(rng):
@@ -153,7 +153,7 @@ def test_cross_entropy_matches_negative_log_likelihood(rng):
     nll = -np.log(np_softmax(logits))[np.arange(2)[:, None], np.arange(3), target]  # (2, 3)
     per_item = F.cross_entropy(Tensor(logits), target, reduction="none")
     assert per_item.shape == (2, 3)
-    np.testing.assert_allclose(per_item.data, nll, rtol=1e-12)
+    np.testing.assert_allclose(per_item.numpy(), nll, rtol=1e-12)
     np.testing.assert_allclose(F.cross_entropy(Tensor(logits), target).item(), nll.mean())
     np.testing.assert_allclose(
         F.cross_entropy(Tensor(logits), Tensor(target), reduction="sum").item(), nll.sum()
@@ -163,7 +163,7 @@ def test_cross_entropy_matches_negative_log_likelihood(rng):
 def test_cross_entropy_gradient_is_softmax_minus_one_hot(rng):
     logits = leaf(rng, 4, 3)
     F.cross_entropy(logits, LABELS_NC).backward()
-    expected = (np_softmax(logits.data) - np.eye(3)[LABELS_NC]) / 4
+    expected = (np_softmax(logits.numpy()) - np.eye(3)[LABELS_NC]) / 4
     np.testing.assert_allclose(logits.grad, expected, rtol=1e-12)
 
 
@@ -178,7 +178,7 @@ def test_mse_and_layer_norm_values(rng):
     axes = (1, 2)
     expected = (x - x.mean(axes, keepdims=True)) / np.sqrt(x.var(axes, keepdims=True) + 1e-5)
     got = F.layer_norm(Tensor(x), (3, 4), Tensor(w), Tensor(bias))
-    np.testing.assert_allclose(got.data, expected * w + bias, rtol=1e-10)
+    np.testing.assert_allclose(got.numpy(), expected * w + bias, rtol=1e-10)
 
 
 def test_float32_stays_float32(rng):
@@ -244,8 +244,8 @@ def test_fused_attention_equals_composed(case, rng):
         out = attention(q, k, v, **kwargs)
         seed = np.random.default_rng(1).standard_normal(out.shape)
         out.backward(seed)
-        outputs.append(out.data)
-        grads.append([t.grad.copy() for t in (q, k, v)])
+        outputs.append(out.numpy())
+        grads.append([t.grad.numpy().copy() for t in (q, k, v)])
     np.testing.assert_allclose(outputs[0], outputs[1], rtol=1e-10, atol=1e-12)
     for fused, composed in zip(*grads):
         assert np.isfinite(fused).all() and np.isfinite(composed).all()
@@ -260,8 +260,8 @@ def test_fully_masked_row_gives_zeros_and_finite_gradients(rng):
         for t in (q, k, v):
             t.grad = None
         out = attention(q, k, v, attn_mask=mask)
-        assert np.all(out.data[1] == 0)
-        assert np.isfinite(out.data).all()
+        assert np.all(out.numpy()[1] == 0)
+        assert np.isfinite(out.numpy()).all()
         out.sum().backward()
         assert np.all(q.grad[1] == 0)
         assert all(np.isfinite(t.grad).all() for t in (q, k, v))
@@ -271,7 +271,7 @@ def test_float_mask_gradient_matches_composed(rng):
     q, k, v = leaf(rng, 3, 2), leaf(rng, 4, 2), leaf(rng, 4, 3)
     mask = leaf(rng, 3, 4)
     F.scaled_dot_product_attention(q, k, v, mask).sum().backward()
-    fused = mask.grad.copy()
+    fused = mask.grad.numpy().copy()
     mask.grad = None
     F.attention_composed(q, k, v, mask).sum().backward()
     np.testing.assert_allclose(fused, mask.grad, rtol=1e-10)
@@ -281,10 +281,10 @@ def test_causal_means_top_left_tril(rng):
     q, k, v = (Tensor(rng.standard_normal(s)) for s in ((3, 2), (5, 2), (5, 4)))
     tril = np.tril(np.ones((3, 5), dtype=bool))  # PyTorch's tril(ones(L, S))
     np.testing.assert_allclose(
-        F.scaled_dot_product_attention(q, k, v, is_causal=True).data,
-        F.scaled_dot_product_attention(q, k, v, attn_mask=tril).data,
+        F.scaled_dot_product_attention(q, k, v, is_causal=True).numpy(),
+        F.scaled_dot_product_attention(q, k, v, attn_mask=tril).numpy(),
     )
-    weights = F.attention_weights(q, k, is_causal=True).data
+    weights = F.attention_weights(q, k, is_causal=True).numpy()
     assert np.all(weights[~tril] == 0)
     np.testing.assert_allclose(weights.sum(-1), 1)
 
@@ -326,10 +326,10 @@ def test_dropout_is_seeded_scaled_and_off_in_eval(rng):
     a = F.dropout(x, p=0.3)
     ta.manual_seed(3)
     b = F.dropout(x, p=0.3)
-    np.testing.assert_array_equal(a.data, b.data)
-    kept = a.data != 0
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+    kept = a.numpy() != 0
     assert abs(kept.mean() - 0.7) < 0.02
-    np.testing.assert_allclose(a.data[kept], 1 / 0.7)
+    np.testing.assert_allclose(a.numpy()[kept], 1 / 0.7)
     a.sum().backward()
     np.testing.assert_allclose(x.grad, kept / 0.7)
     assert F.dropout(x, p=0.3, training=False) is x
@@ -371,7 +371,7 @@ def test_attention_errors_name_shapes_and_fix(rng):
     with pytest.raises(ValueError, match="at least 2 axes"):
         sdpa(Tensor(rng.standard_normal(4)), k, v)
     with pytest.raises(TypeError, match="share one dtype"):
-        sdpa(q, Tensor(k.data.astype(np.float32)), v)
+        sdpa(q, Tensor(k.numpy().astype(np.float32)), v)
     with pytest.raises(TypeError, match="must be a Tensor"):
         sdpa([[1.0]], k, v)
     with pytest.raises(ValueError, match="same width"):
@@ -408,4 +408,4 @@ def test_sdpa_with_a_numpy_float64_scale_keeps_float32():
     out.sum().backward()
     assert all(t.grad.dtype == np.float32 for t in (q, k, v))
     expected = F.scaled_dot_product_attention(q, k, v, scale=float(1 / np.sqrt(8)))
-    np.testing.assert_allclose(out.data, expected.data, rtol=1e-6)
+    np.testing.assert_allclose(out.numpy(), expected.numpy(), rtol=1e-6)

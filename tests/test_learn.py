@@ -96,8 +96,8 @@ def test_frames_are_copies_that_later_updates_do_not_change():
         pass
     first = rec.frames[0]
     weight = head.query.weight
-    assert not np.shares_memory(first.params["query.weight"], weight.data)
-    assert not np.array_equal(first.params["query.weight"], weight.data)  # SGD moved it
+    assert not np.shares_memory(first.params["query.weight"], weight.numpy())
+    assert not np.array_equal(first.params["query.weight"], weight.numpy())  # SGD moved it
     assert not np.array_equal(first.grads["query.weight"], rec.frames[1].grads["query.weight"])
     np.testing.assert_allclose(rec.frames[-1].grads["query.weight"], weight.grad, rtol=1e-6)
 
@@ -172,7 +172,7 @@ def test_the_classifier_is_demo_2s():
     for name, value in model.state_dict().items():
         np.testing.assert_array_equal(mine.state_dict()[name], value, err_msg=name)
     ids, position, _ = learn_models.orange_sentences(8, seed=4)
-    np.testing.assert_array_equal(mine(ids, position).data, model(ids, position).data)
+    np.testing.assert_array_equal(mine(ids, position).numpy(), model(ids, position).numpy())
 
 
 def test_the_transformer_is_demo_3s():
@@ -187,7 +187,7 @@ def test_the_transformer_is_demo_3s():
     assert list(mine.state_dict()) == list(model.state_dict())
     for name, value in model.state_dict().items():
         np.testing.assert_array_equal(mine.state_dict()[name], value, err_msg=name)
-    np.testing.assert_array_equal(mine(a[:, :-1]).data, model(a[:, :-1]).data)
+    np.testing.assert_array_equal(mine(a[:, :-1]).numpy(), model(a[:, :-1]).numpy())
 
 
 def test_transformer_attention_is_the_blocks_own():
@@ -203,10 +203,10 @@ def test_transformer_attention_is_the_blocks_own():
     with ta.no_grad():
         x = model.tokens(ids) + model.positions(np.arange(12))  # (B, T, E)
         a = block.ln1(x)
-        v = block.attn.v_proj(a).data.reshape(2, 12, 2, 16).swapaxes(1, 2)  # (B, H, T, D)
+        v = block.attn.v_proj(a).numpy().reshape(2, 12, 2, 16).swapaxes(1, 2)  # (B, H, T, D)
         mixed = (tables[0] @ v).swapaxes(1, 2).reshape(2, 12, 32)  # (B, T, E)
-        by_hand = block.attn.out_proj(Tensor(mixed)).data
-        np.testing.assert_allclose(by_hand, block.attn(a).data, rtol=1e-4, atol=1e-6)
+        by_hand = block.attn.out_proj(Tensor(mixed)).numpy()
+        np.testing.assert_allclose(by_hand, block.attn(a).numpy(), rtol=1e-4, atol=1e-6)
 
 
 def test_training_runs_on_one_blas_thread_and_restores_it():
@@ -256,10 +256,10 @@ def test_the_head_run_is_the_readme_training(head_run):
     twin = nn.SelfAttention(5)
     examples.train_article_head(twin)
     last = head_run.frames[-1]
-    np.testing.assert_allclose(last.params["query.weight"], twin.query.weight.data, rtol=1e-5)
+    np.testing.assert_allclose(last.params["query.weight"], twin.query.weight.numpy(), rtol=1e-5)
     with ta.no_grad():
         twin(Tensor(examples.embed(FIRST.lower().split())))
-    np.testing.assert_allclose(last.attention[FIRST], twin.attn_weights.data, rtol=1e-5)
+    np.testing.assert_allclose(last.attention[FIRST], twin.attn_weights.numpy(), rtol=1e-5)
 
 
 def test_page_data_holds_every_frame(head_run, head_page):

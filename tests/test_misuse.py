@@ -48,7 +48,7 @@ def test_pow_exponent_gradient_at_a_zero_base_is_masked_like_torch():
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # and none from the backward formulas
         out.sum().backward()
-    np.testing.assert_array_equal(out.data, [4.0, 0.0, np.inf])  # torch
+    np.testing.assert_array_equal(out.numpy(), [4.0, 0.0, np.inf])  # torch
     np.testing.assert_array_equal(base.grad, [-4.0, np.inf, -np.inf])  # torch
     np.testing.assert_array_equal(t.grad, [np.nan, 0.0, -np.inf])  # torch
 
@@ -76,16 +76,16 @@ def test_composed_attention_with_a_fully_minus_inf_float_row_matches_the_fused_o
             out = F.attention_weights(q, k, attn_mask=mask) @ v
         else:
             out = F.attention_composed(q, k, v, attn_mask=mask)
-    assert np.isfinite(out.data).all()
-    np.testing.assert_array_equal(out.data[:, 1], 0.0)
-    np.testing.assert_allclose(out.data, fused.data, rtol=1e-12, atol=1e-15)
+    assert np.isfinite(out.numpy()).all()
+    np.testing.assert_array_equal(out.numpy()[:, 1], 0.0)
+    np.testing.assert_allclose(out.numpy(), fused.numpy(), rtol=1e-12, atol=1e-15)
     weights = rng.standard_normal(out.shape)
     grads = []
     for result in (fused, out):
         for t in (q, k, v, mask):
             t.grad = None
         (result * weights).sum().backward()
-        grads.append([t.grad.copy() for t in (q, k, v, mask)])
+        grads.append([t.grad.numpy().copy() for t in (q, k, v, mask)])
     for fused_grad, composed_grad in zip(*grads):
         assert np.isfinite(composed_grad).all()
         np.testing.assert_allclose(composed_grad, fused_grad, rtol=1e-11, atol=1e-14)
@@ -97,7 +97,7 @@ def test_masked_fill_tensor_value_gets_its_gradient():
     value = f64(5.0)
     mask = np.array([[True, False, True], [False, False, True]])
     out = a.masked_fill(mask, value)
-    np.testing.assert_array_equal(out.data, [[5.0, 1.0, 5.0], [1.0, 1.0, 5.0]])
+    np.testing.assert_array_equal(out.numpy(), [[5.0, 1.0, 5.0], [1.0, 1.0, 5.0]])
     (out * np.arange(6.0).reshape(2, 3)).sum().backward()
     np.testing.assert_array_equal(a.grad, [[0.0, 1.0, 0.0], [3.0, 4.0, 0.0]])  # torch
     np.testing.assert_array_equal(value.grad, 7.0)  # torch
@@ -123,7 +123,7 @@ def test_float_functions_of_integer_tensors_give_the_default_float_dtype():
     for name, values in expected.items():
         out = getattr(ints, name)()
         assert out.dtype == np.float32, name
-        np.testing.assert_allclose(out.data, values, rtol=1e-6, err_msg=name)
+        np.testing.assert_allclose(out.numpy(), values, rtol=1e-6, err_msg=name)
     for fn in (F.softmax, F.log_softmax):
         assert fn(Tensor([[1, 2]]), axis=-1).dtype == np.float32
     assert Tensor([1, 2], dtype=np.int8).exp().dtype == np.float32  # not NumPy's float16
@@ -175,14 +175,14 @@ def test_custom_op_with_a_complex_input_is_a_type_error():
 # ------------------------------------------------------ item 10: the constant cache, -0.0
 def test_constant_cache_tells_zero_from_minus_zero_and_keeps_nan():
     x = Tensor([2.0, 3.0])
-    assert not np.signbit((x * 0.0).data).any()
+    assert not np.signbit((x * 0.0).numpy()).any()
     with np.errstate(divide="ignore"):
         out = 1 / (x * -0.0)
-    np.testing.assert_array_equal(out.data, [-np.inf, -np.inf])  # numpy and torch
-    assert np.signbit((Tensor([-0.0]) + -0.0).data).all()
-    assert not np.signbit((Tensor([-0.0]) + 0.0).data).any()
+    np.testing.assert_array_equal(out.numpy(), [-np.inf, -np.inf])  # numpy and torch
+    assert np.signbit((Tensor([-0.0]) + -0.0).numpy()).all()
+    assert not np.signbit((Tensor([-0.0]) + 0.0).numpy()).any()
     for nan in (math.nan, float("nan"), -math.nan):
-        assert np.isnan((x * nan).data).all()
+        assert np.isnan((x * nan).numpy()).all()
     assert (x * 1).dtype == (x * 1.0).dtype == (x * True).dtype == np.float32
 
 
@@ -234,7 +234,7 @@ def test_attention_with_no_keys_or_no_queries():
     k, v = f64(np.zeros((2, 0, 4))), f64(np.zeros((2, 0, 5)))
     for fn in (F.scaled_dot_product_attention, F.attention_composed):
         out = fn(q, k, v)
-        np.testing.assert_array_equal(out.data, np.zeros((2, 3, 5)))  # torch
+        np.testing.assert_array_equal(out.numpy(), np.zeros((2, 3, 5)))  # torch
         out.sum().backward()
         np.testing.assert_array_equal(q.grad, np.zeros((2, 3, 4)))
         q.grad = None
@@ -256,7 +256,7 @@ def test_transformer_block_with_no_positions():
 def test_matmul_with_an_empty_inner_axis():
     a, b = f64(np.zeros((2, 3, 0))), f64(np.zeros((0, 4)))
     out = a @ b
-    np.testing.assert_array_equal(out.data, np.zeros((2, 3, 4)))  # numpy and torch
+    np.testing.assert_array_equal(out.numpy(), np.zeros((2, 3, 4)))  # numpy and torch
     out.sum().backward()
     assert a.grad.shape == (2, 3, 0) and b.grad.shape == (0, 4)
     rows = f64(np.zeros((0, 3)))
@@ -268,7 +268,7 @@ def test_matmul_with_an_empty_inner_axis():
 def test_concatenate_of_0d_tensors_is_an_error_naming_the_op():
     with pytest.raises(ValueError, match=r"Concatenate: tensor 0 is 0-d.*ta.stack"):
         ta.concatenate([Tensor(1.0), Tensor(2.0)])
-    np.testing.assert_array_equal(ta.stack([Tensor(1.0), Tensor(2.0)]).data, [1.0, 2.0])
+    np.testing.assert_array_equal(ta.stack([Tensor(1.0), Tensor(2.0)]).numpy(), [1.0, 2.0])
 
 
 def test_max_over_the_axes_of_an_empty_tensor():
@@ -285,7 +285,7 @@ def test_max_over_the_axes_of_an_empty_tensor():
 def test_dropout_with_p_one_gives_zeros():
     x = Tensor(np.ones(3), requires_grad=True)
     out = F.dropout(x, 1.0)
-    np.testing.assert_array_equal(out.data, [0.0, 0.0, 0.0])  # torch
+    np.testing.assert_array_equal(out.numpy(), [0.0, 0.0, 0.0])  # torch
     out.sum().backward()
     np.testing.assert_array_equal(x.grad, [0.0, 0.0, 0.0])  # torch
     for p in (-0.1, 1.5, math.nan):
@@ -308,10 +308,10 @@ def test_var_without_degrees_of_freedom_is_nan_or_inf_with_a_warning(data, axis,
     x = f64(data)
     with pytest.warns(RuntimeWarning, match=r"Var: ddof=\d.*degrees of freedom"):
         out = x.var(axis=axis, ddof=ddof)
-    np.testing.assert_array_equal(out.data, expected)  # numpy and torch
+    np.testing.assert_array_equal(out.numpy(), expected)  # numpy and torch
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        np.testing.assert_array_equal(out.data, np.var(np.array(data), axis=axis, ddof=ddof))
+        np.testing.assert_array_equal(out.numpy(), np.var(np.array(data), axis=axis, ddof=ddof))
     out.sum().backward()  # a gradient of inf / nan, not an exception
     assert not np.isfinite(x.grad).all()
 
@@ -367,7 +367,7 @@ def test_comparison_of_mismatched_shapes_names_the_operator():
     ):
         with pytest.raises(ValueError, match=rf"comparison {symbol}: shapes \(3,\) and"):
             compare()
-    assert (a < 2).dtype == np.bool_ and (a == Tensor([1.0, 0.0, 1.0])).data.tolist() == [
+    assert (a < 2).dtype == np.bool_ and (a == Tensor([1.0, 0.0, 1.0])).numpy().tolist() == [
         True,
         False,
         True,
@@ -453,7 +453,7 @@ def test_max_of_a_row_with_nan_sends_the_gradient_to_the_nan():
     np.testing.assert_array_equal(x.grad, [0.0, 0.0, 0.7, 0.0])  # torch
     rows = f64([[1.0, np.nan, np.nan], [3.0, 2.0, 3.0]])
     out = rows.max(axis=1)
-    np.testing.assert_array_equal(out.data, [np.nan, 3.0])
+    np.testing.assert_array_equal(out.numpy(), [np.nan, 3.0])
     out.sum().backward()
     # ties split evenly (as documented); torch.amax gives NaN over that row, torch.max() the NaN
     np.testing.assert_array_equal(rows.grad, [[0.0, 0.5, 0.5], [0.5, 0.0, 0.5]])
@@ -466,7 +466,7 @@ def test_min_of_a_row_with_nan_sends_the_gradient_to_the_nan_as_max_does():
     np.testing.assert_array_equal(x.grad, [0.0, 1.0, 0.0])  # torch
     rows = f64([[np.inf, np.nan, -np.inf], [3.0, 2.0, 2.0]])
     out = rows.min(axis=1)
-    np.testing.assert_array_equal(out.data, [np.nan, 2.0])
+    np.testing.assert_array_equal(out.numpy(), [np.nan, 2.0])
     out.sum().backward()
     np.testing.assert_array_equal(rows.grad, [[0.0, 1.0, 0.0], [0.0, 0.5, 0.5]])
 
@@ -512,7 +512,7 @@ def test_norm_matches_pytorch_at_the_zero_vector_and_for_every_p():
     rows = f64([[0.0, 0.0], [3.0, -4.0]])
     out = rows.norm(dim=1)
     out.sum().backward()
-    np.testing.assert_array_equal(out.data, [0.0, 5.0])
+    np.testing.assert_array_equal(out.numpy(), [0.0, 5.0])
     np.testing.assert_allclose(rows.grad, [[0.0, 0.0], [0.6, -0.8]])  # torch
     torch_values = {  # p: (norm, gradient) that torch 2.13 gives for [3, -4, 0, 1]
         2: (5.0990195135927845, [0.5883484054145521, -0.7844645405527362, 0.0, 0.196116135138184]),

@@ -41,7 +41,7 @@ def test_an_index_list_and_a_tensor_index_refilled_after_forward():
     x.grad = None
     t = Tensor(np.array([2, 3]))
     y = x[t]
-    t.data[0] = 0  # writable: an index is copied, not locked
+    t.numpy()[0] = 0  # writable: an index is copied, not locked
     y.sum().backward()
     np.testing.assert_array_equal(x.grad, [0.0, 0.0, 1.0, 1.0, 0.0])
 
@@ -67,7 +67,7 @@ def test_cross_entropy_targets_refilled_after_forward(rng):
     kept = target.copy()
     target[:] = 0  # a label buffer refilled for the next batch
     loss.backward()
-    p = np.exp(logits.data - logits.data.max(axis=1, keepdims=True))
+    p = np.exp(logits.numpy() - logits.numpy().max(axis=1, keepdims=True))
     p /= p.sum(axis=1, keepdims=True)
     p[np.arange(4), kept] -= 1
     np.testing.assert_allclose(logits.grad, p / 4, rtol=1e-12)
@@ -117,11 +117,11 @@ def _train(shared: np.ndarray, seconds: float, errors: list, seed: int) -> None:
         while time.monotonic() < end or steps < 20:
             opt.zero_grad()
             loss = ((x @ w).tanh() ** 2).mean()
-            dropped = (x * 2.0).sum()  # a graph dropped without backward: unlocked by the GC
+            dropped = (x * 2.0).sum()  # a graph dropped without backward
             del dropped
             loss.backward()
             opt.step()
-            assert np.isfinite(w.data).all() and w.grad.shape == w.shape
+            assert np.isfinite(w.numpy()).all() and w.grad.shape == w.shape
             steps += 1
     except BaseException as exc:  # noqa: BLE001  (reported to the main thread)
         errors.append(exc)
@@ -136,8 +136,7 @@ def test_two_threads_training_on_one_shared_array_for_a_bounded_time():
     for t in threads:
         t.join(timeout=60)
     assert not errors, errors[0]
-    assert shared.flags.writeable  # every lock was given back
-    assert ta.saved.saved_by(shared) == []
+    assert shared.flags.writeable
     # and the engine is intact: a fresh forward/backward is exact
     w = Tensor(np.ones((8, 1)), requires_grad=True)
     (ta.from_numpy(shared) @ w).sum().backward()
@@ -160,7 +159,7 @@ def test_anomaly_mode_in_one_thread_does_not_reach_another():
         try:
             with np.errstate(divide="ignore"):
                 y = Tensor([1.0], requires_grad=True) / 0.0  # inf: allowed outside anomaly mode
-            assert np.isinf(y.data).all()
+            assert np.isinf(y.numpy()).all()
             assert not ta.debug.is_anomaly_enabled()
         except BaseException as exc:  # noqa: BLE001
             errors.append(exc)
@@ -204,20 +203,6 @@ def test_a_nan_returned_by_an_op_is_raised_before_its_leaf_grad_changes():
     np.testing.assert_array_equal(x.grad, [7.0, 7.0, 7.0])  # untouched
 
 
-# -------------------------------------------------------------------- item 20: two notes
-def test_the_read_only_note_without_source_lists_the_held_arrays_instead_of_guessing(rng):
-    w = Tensor(rng.standard_normal((3, 3)), requires_grad=True, name="w")
-    x = Tensor(rng.standard_normal((2, 3)), name="x")
-    out = x @ w
-    namespace = {"w": w, "x": x}
-    with pytest.raises(ValueError) as info:
-        exec("w.data[0, 0] = 1.0", namespace)  # no source file: linecache knows no line
-    note = ta.explain_read_only(info.value)
-    assert "`w.data`" in note and "`x.data`" in note and "MatMul" in note
-    assert "one of these" in note
-    out.sum().backward()
-
-
 def test_anomaly_mode_explains_an_overflow_inf_in_mul_as_an_overflow():
     x = Tensor(np.array([1e200]), requires_grad=True, dtype=np.float64)
     with ta.detect_anomaly(), np.errstate(over="ignore"):
@@ -232,7 +217,7 @@ def test_nn_dropout_accepts_p_one_as_pytorch_does():
     drop = nn.Dropout(1.0)
     x = Tensor(np.ones((2, 3)), requires_grad=True)
     out = drop(x)
-    np.testing.assert_array_equal(out.data, np.zeros((2, 3)))
+    np.testing.assert_array_equal(out.numpy(), np.zeros((2, 3)))
     out.sum().backward()
     np.testing.assert_array_equal(x.grad, np.zeros((2, 3)))
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
@@ -246,8 +231,8 @@ def test_requires_grad_set_by_hand_on_an_integer_tensor_is_refused_at_backward()
     x = Tensor(np.array([1, 2, 3]))
     x.requires_grad = True  # (requires_grad_() and the constructors refuse this at once)
     loss = (x * 1.5).sum()
-    with pytest.raises(TypeError, match=r"input 0 of Mul requires grad but has dtype int64"):
-        loss.backward()
+    with pytest.raises(TypeError, match=r"input 0 of Cast requires grad but has dtype int64"):
+        loss.backward()  # (x * 1.5 is float32: x is cast first, as PyTorch promotes)
     assert x.grad is None  # not [1, 1, 1]: the rounded gradient never reaches .grad
 
 
@@ -256,5 +241,7 @@ def test_a_complex_grad_assigned_by_hand_is_refused():
     with pytest.raises(TypeError, match=r"\.grad: dtype complex128 is not real numbers"):
         w.grad = np.array([1 + 2j, 3j])
     assert w.grad is None
-    w.grad = np.array([1, 2])  # integers are real: cast to the tensor's dtype
+    with pytest.raises(RuntimeError, match=r"\.grad: dtype int64 does not match.*float64"):
+        w.grad = np.array([1, 2])  # PyTorch: "assigned grad has data of a different type"
+    w.grad = ta.tensor([1.0, 2.0], dtype=ta.float64)
     assert w.grad.dtype == np.float64

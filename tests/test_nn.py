@@ -76,7 +76,7 @@ def test_embedding_gradcheck_and_repeated_ids_accumulate(float64):
     ids = np.array([[1, 1, 4], [0, 1, 2]])
     assert check_module(emb, ids)
     out = emb(ids)
-    np.testing.assert_array_equal(out.data, emb.weight.data[ids])
+    np.testing.assert_array_equal(out.numpy(), emb.weight.numpy()[ids])
     out.sum().backward()
     np.testing.assert_array_equal(emb.weight.grad[:, 0], [1, 3, 1, 0, 1])
 
@@ -100,24 +100,24 @@ def test_linear_is_x_at_w_transpose_plus_b_with_pytorch_init(rng):
     assert layer.weight.shape == (5, 16) and layer.bias.shape == (5,)
     assert layer.weight.dtype == np.float32
     bound = 1 / math.sqrt(16)
-    assert np.abs(layer.weight.data).max() <= bound and np.abs(layer.bias.data).max() <= bound
-    assert np.abs(layer.weight.data).max() > 0.8 * bound  # uniform over the whole range
+    assert np.abs(layer.weight.numpy()).max() <= bound and np.abs(layer.bias.numpy()).max() <= bound
+    assert np.abs(layer.weight.numpy()).max() > 0.8 * bound  # uniform over the whole range
     x = rng.standard_normal((3, 2, 16)).astype(np.float32)
     np.testing.assert_allclose(
-        layer(Tensor(x)).data, x @ layer.weight.data.T + layer.bias.data, rtol=1e-5
+        layer(Tensor(x)).numpy(), x @ layer.weight.numpy().T + layer.bias.numpy(), rtol=1e-5
     )
     ta.manual_seed(1)
-    np.testing.assert_array_equal(nn.Linear(16, 5).weight.data, layer.weight.data)
+    np.testing.assert_array_equal(nn.Linear(16, 5).weight.numpy(), layer.weight.numpy())
 
 
 def test_self_attention_is_the_article_formula(rng, float64):
     head = nn.SelfAttention(4)
     x = rng.standard_normal((2, 5, 4))
-    q, k, v = (x @ layer.weight.data.T for layer in (head.query, head.key, head.value))
+    q, k, v = (x @ layer.weight.numpy().T for layer in (head.query, head.key, head.value))
     weights = np_softmax(q @ k.swapaxes(-1, -2) / math.sqrt(4))
     out = head(Tensor(x))
-    np.testing.assert_allclose(out.data, weights @ v, rtol=1e-12)
-    np.testing.assert_allclose(head.attn_weights.data, weights, rtol=1e-12)
+    np.testing.assert_allclose(out.numpy(), weights @ v, rtol=1e-12)
+    np.testing.assert_allclose(head.attn_weights.numpy(), weights, rtol=1e-12)
     assert head.attn_weights.shape == (2, 5, 5)
     assert head.attn_weights.grad_fn is None  # kept for looking, not holding the graph
     assert head.query.bias is None
@@ -130,7 +130,7 @@ def test_multi_head_attention_matches_per_head_numpy(rng, float64):
     np.fill_diagonal(allowed, True)
 
     def proj(layer, a):
-        return a @ layer.weight.data.T + layer.bias.data
+        return a @ layer.weight.numpy().T + layer.bias.numpy()
 
     q, k, v = (
         proj(p, x).reshape(2, 4, 3, 2).transpose(0, 2, 1, 3)
@@ -139,27 +139,27 @@ def test_multi_head_attention_matches_per_head_numpy(rng, float64):
     scores = np.where(allowed, q @ k.swapaxes(-1, -2) / math.sqrt(2), -np.inf)
     heads = np_softmax(scores) @ v  # (B, H, T, D)
     expected = proj(mha.out_proj, heads.transpose(0, 2, 1, 3).reshape(2, 4, 6))
-    np.testing.assert_allclose(mha(Tensor(x), attn_mask=allowed).data, expected, rtol=1e-10)
+    np.testing.assert_allclose(mha(Tensor(x), attn_mask=allowed).numpy(), expected, rtol=1e-10)
     causal = nn.MultiHeadAttention(6, 3, is_causal=True)
     causal.load_state_dict(mha.state_dict())
     np.testing.assert_allclose(
-        causal(Tensor(x)).data, mha(Tensor(x), attn_mask=np.tri(4, dtype=bool)).data
+        causal(Tensor(x)).numpy(), mha(Tensor(x), attn_mask=np.tri(4, dtype=bool)).numpy()
     )
 
 
 def test_layer_norm_and_dropout_modules(rng):
     ln = nn.LayerNorm(8)
-    out = ln(Tensor(rng.standard_normal((3, 8)) * 5 + 2)).data
+    out = ln(Tensor(rng.standard_normal((3, 8)) * 5 + 2)).numpy()
     np.testing.assert_allclose(out.mean(-1), 0, atol=1e-6)
     np.testing.assert_allclose(out.var(-1), 1, atol=1e-3)
     model = nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.5))
     x = Tensor(np.ones((50, 4)))
     assert model.training and model[1].training
-    dropped = model(x).data
+    dropped = model(x).numpy()
     model.eval()
     assert not model[1].training and not model[0].training
-    kept = model(x).data
-    np.testing.assert_allclose(kept, model[0](x).data)
+    kept = model(x).numpy()
+    np.testing.assert_allclose(kept, model[0](x).numpy())
     assert (dropped == 0).mean() > 0.3 and (kept != 0).all()
     assert model.train() is model and model[1].training
 
@@ -265,13 +265,13 @@ def test_state_dict_round_trip(rng):
     ta.manual_seed(1)
     b = Tiny()
     ids = rng.integers(0, 7, size=(2, 5))
-    assert not np.allclose(a(ids).data, b(ids).data)
+    assert not np.allclose(a(ids).numpy(), b(ids).numpy())
     state = a.state_dict()
     state["head.bias"][:] = 0  # a copy: the model is unchanged
-    assert np.any(a.head.bias.data != 0)
+    assert np.any(a.head.bias.numpy() != 0)
     result = b.load_state_dict(a.state_dict())
     assert result.missing_keys == [] and result.unexpected_keys == []
-    np.testing.assert_array_equal(a(ids).data, b(ids).data)
+    np.testing.assert_array_equal(a(ids).numpy(), b(ids).numpy())
     assert b.head.weight.name == "head.weight" and b.head.weight.dtype == np.float32
 
 
@@ -307,7 +307,7 @@ def test_functional_call_restores_the_parameters(rng):
     original = layer.weight
     swapped = Tensor(np.zeros((2, 2)), requires_grad=True)
     out = nn.functional_call(layer, {"weight": swapped}, Tensor(np.ones((1, 2))))
-    np.testing.assert_allclose(out.data, layer.bias.data[None])
+    np.testing.assert_allclose(out.numpy(), layer.bias.numpy()[None])
     assert layer.weight is original and [n for n, _ in layer.named_parameters()] == [
         "weight",
         "bias",

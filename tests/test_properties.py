@@ -47,7 +47,7 @@ def _as_float64(value, rng=None):
     arithmetic differs between the runs); with `rng`, each float element is also moved by up
     to float32's relative precision, 2**-24."""
     if isinstance(value, Tensor) or (isinstance(value, np.ndarray) and value.dtype.kind == "f"):
-        data = np.asarray(value.data if isinstance(value, Tensor) else value, dtype=np.float64)
+        data = np.asarray(value.numpy() if isinstance(value, Tensor) else value, dtype=np.float64)
         if rng is not None and data.dtype.kind == "f":
             data = data * (1 + rng.uniform(-1, 1, data.shape) * 2.0**-24)
         if isinstance(value, Tensor):
@@ -60,7 +60,7 @@ def _forward_backward(sample, inputs, upstream):
     """{"forward": output, "gradient of input i": its gradient, ...} of one pass."""
     out = sample.call(*inputs)
     out.backward(upstream.astype(out.dtype))
-    results = {"forward": out.data}
+    results = {"forward": out.numpy()}
     for i, t in enumerate(inputs):
         if isinstance(t, Tensor) and t.requires_grad:
             results[f"gradient of input {i}"] = t.grad
@@ -119,4 +119,4 @@ def test_forward_matches_numpy(name, data):
     out = sample.call(*sample.inputs())
     expected = sample.reference()
     assert out.shape == expected.shape
-    np.testing.assert_allclose(out.data, expected, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-9, atol=1e-12)

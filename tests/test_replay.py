@@ -158,13 +158,13 @@ def test_last_step_holds_every_parameters_final_gradient(head_page):
     assert sorted(names) == sorted(name for name, _ in head.named_parameters())
     for i, name in enumerate(names):
         param = dict(head.named_parameters())[name]
-        np.testing.assert_allclose(np.array(grads[str(i)]["rows"]).ravel(), param.grad.ravel(),
-                                   rtol=1e-3, atol=1e-12)  # fmt: skip
+        got, want = np.array(grads[str(i)]["rows"]).ravel(), param.grad.numpy().ravel()
+        np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-12)
 
 
 def test_a_gradient_that_was_there_before_is_shown_from_the_start(tmp_path):
     loss, head = head_loss()
-    head.query.weight._grad = np.ones((4, 4))  # as if an earlier backward() had run
+    head.query.weight.grad = ta.ones(4, 4, dtype=head.query.weight.dtype)  # an earlier backward
     data = page_data(replay_backward(loss, tmp_path / "b.html"))
     index = [leaf["name"] for leaf in data["leaves"]].index("query.weight")
     assert data["initial"][str(index)]["rows"] == [[1.0] * 4] * 4
@@ -212,7 +212,7 @@ def test_options_are_checked_before_backward_runs(tmp_path):
     with pytest.raises(ValueError, match="passes='forward'"):
         replay_backward(loss, tmp_path / "b.html", passes="forward")
     with pytest.raises(TypeError, match="Tensor"):
-        replay_backward(loss.data, tmp_path / "b.html")
+        replay_backward(loss.numpy(), tmp_path / "b.html")
     assert all(p.grad is None for p in head.parameters())
     replay_backward(loss, tmp_path / "b.html")  # the graph was not consumed
     assert all(p.grad is not None for p in head.parameters())
@@ -463,7 +463,7 @@ def test_forward_values_and_token_labels_reach_the_page(tmp_path):
     data = page_data(path)
     assert data["axis_labels"] == {"6": list(examples.SENTENCE), "5": list(examples.FEATURES)}
     softmax = next(s for s in data["steps"] if s["op"] == "Softmax")
-    assert [f["label"] for f in softmax["forward"]] == ["saved for backward: (6, 6) float32"]
+    assert [f["label"] for f in softmax["forward"]] == ["output weights (6, 6) float32"]
     rows = softmax["forward"][0]["value"]["rows"]
     np.testing.assert_allclose(np.sum(rows, axis=1), 1, atol=1e-3)
     assert data["palette"] == {"negative": "#5e3c99", "zero": "#f7f7f7", "positive": "#e66101"}

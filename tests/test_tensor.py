@@ -32,10 +32,10 @@ def test_tensor_copies_but_from_numpy_shares():
     a = np.ones(3)
     t = Tensor(a)
     a[0] = 5
-    assert t.data[0] == 1
+    assert t.numpy()[0] == 1
     s = ta.from_numpy(a)
     a[1] = 7
-    assert s.data[1] == 7
+    assert s.numpy()[1] == 7
     assert np.asarray(s) is a and s.numpy() is a
 
 
@@ -68,11 +68,11 @@ def test_item_of_many_elements_explains():
 def test_operators_with_numbers_and_arrays_on_either_side():
     x = Tensor([1.0, 2.0], requires_grad=True)
     out = 2 - x + x * 3 / 2 + np.array([1.0, 1.0], np.float32) - 1 / x + x**2 + 2**x
-    expected = 2 - x.data + x.data * 1.5 + 1 - 1 / x.data + x.data**2 + 2**x.data
-    np.testing.assert_allclose(out.data, expected, rtol=1e-6)
+    expected = 2 - x.numpy() + x.numpy() * 1.5 + 1 - 1 / x.numpy() + x.numpy() ** 2 + 2 ** x.numpy()
+    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-6)
     assert out.dtype == np.float32  # Python scalars do not promote float32
     out.sum().backward()
-    g = -1 + 1.5 + 1 / x.data**2 + 2 * x.data + np.log(2) * 2**x.data
+    g = -1 + 1.5 + 1 / x.numpy() ** 2 + 2 * x.numpy() + np.log(2) * 2 ** x.numpy()
     np.testing.assert_allclose(x.grad, g, rtol=1e-5)
     r = np.ones(2, np.float32) * x  # ndarray on the left still makes a Tensor
     assert isinstance(r, Tensor) and r.grad_fn is not None
@@ -82,8 +82,8 @@ def test_comparisons_give_bool_tensors_without_grad():
     x = Tensor([1.0, 2.0, 3.0], requires_grad=True)
     m = x > 1.5
     assert m.dtype == np.bool_ and not m.requires_grad and m.grad_fn is None
-    np.testing.assert_array_equal((x == 2.0).data, [False, True, False])
-    np.testing.assert_array_equal((x <= 2.0).data, [True, True, False])
+    np.testing.assert_array_equal((x == 2.0).numpy(), [False, True, False])
+    np.testing.assert_array_equal((x <= 2.0).numpy(), [True, True, False])
 
 
 def test_float32_stays_float32_through_forward_and_backward():
@@ -168,10 +168,10 @@ def test_constructors_and_seed():
     a = ta.randn(2, 3)
     ta.manual_seed(3)
     b = ta.randn((2, 3))
-    np.testing.assert_array_equal(a.data, b.data)
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
     assert ta.zeros(2, 3).shape == (2, 3) and ta.ones(4, requires_grad=True).requires_grad
     assert ta.arange(5).dtype.kind == "i"
     s = ta.stack([Tensor([1.0]), Tensor([2.0])], axis=0)
     assert s.shape == (2, 1)
     w = ta.where(Tensor([True, False]), Tensor([1.0, 2.0]), 0.0)
-    np.testing.assert_array_equal(w.data, [1.0, 0.0])
+    np.testing.assert_array_equal(w.numpy(), [1.0, 0.0])

@@ -36,7 +36,7 @@ def test_check_gradients_sampling_is_seeded_and_bounded():
     seen = []
 
     def spy(x):
-        seen.append(x.data.copy())
+        seen.append(x.numpy().copy())
         return x.log()
 
     check_gradients(spy, (3,), seed=11, low=0.5, high=2.0)

@@ -86,7 +86,7 @@ def test_random_samples_from_the_registry_sampler(spec):
     for _ in range(4):
         sample = spec.sample(rng)
         out = sample.call(*sample.inputs())
-        np.testing.assert_allclose(out.data, sample.reference(), rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(out.numpy(), sample.reference(), rtol=1e-9, atol=1e-12)
         assert ta.gradcheck(sample.call, sample.inputs(), **spec.gradcheck_options)
 
 

@@ -63,7 +63,7 @@ def compare(ours_module, torch_module, make_model, batch, optimizer):
             opt.step()
     final_t = {n: p.detach().numpy() for n, p in theirs.named_parameters()}
     for name, p in ours.named_parameters():
-        np.testing.assert_allclose(p.data, final_t[name], rtol=RTOL, atol=1e-12)
+        np.testing.assert_allclose(p.numpy(), final_t[name], rtol=RTOL, atol=1e-12)
     return ours, theirs
 
 

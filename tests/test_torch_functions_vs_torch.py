@@ -103,7 +103,7 @@ def _run(library, fn, arrays):
     grads = [
         np.asarray(leaf.grad) if leaf.grad is not None else 0 * a for leaf, a in zip(leaves, arrays)
     ]
-    return np.asarray(out.detach() if library is torch else out.data), grads
+    return np.asarray(out.detach() if library is torch else out.numpy()), grads
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -162,7 +162,7 @@ def test_multihead_attention_equals_pytorchs(name):
             out.backward(library.tensor(np.cos(np.arange(out.numel())).reshape(tuple(out.shape))))
             grads = [np.asarray(t.grad) for t in inputs]
             grads += [np.asarray(p.grad) for _, p in layer.named_parameters()]
-            to_numpy = (lambda t: t.detach().numpy()) if library is torch else (lambda t: t.data)
+            to_numpy = (lambda t: t.detach().numpy()) if library is torch else (lambda t: t.numpy())
             results.append((to_numpy(out), None if weights is None else to_numpy(weights), grads))
     finally:
         ta.set_default_dtype(previous)

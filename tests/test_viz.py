@@ -259,7 +259,7 @@ def test_unknown_option_and_bad_values_are_refused(rng):
     with pytest.raises(ValueError, match="passes"):
         to_dot(loss, passes="sideways")
     with pytest.raises(TypeError, match="Tensors"):
-        to_dot(loss.data)
+        to_dot(loss.numpy())
 
 
 def test_same_program_gives_the_same_text(rng):
@@ -303,7 +303,7 @@ def test_values_and_gradients_on_nodes(rng):
     assert cells == [value_colour(v, 3.0) for v in (1.0, -2.0, 3.0)]
     assert cells[2] == POSITIVE and "-2 … 3" in _label_lines(dot.nodes[dot.node_of("small")])
     big = " ".join(_label_lines(dot.nodes[dot.node_of("big")]))  # 20 rows: too big for a map
-    assert f"max {w.data.max():.3g}" in big and f"mean {w.data.mean():.3g}" in big
+    assert f"max {w.numpy().max():.3g}" in big and f"mean {w.numpy().mean():.3g}" in big
     assert f"grad min {w.grad.min():.3g}" in big  # the gradient is x in every row
     h_label = " ".join(_label_lines(dot.nodes[dot.node_of("→ h (20,) float64")]))
     assert "min" in h_label  # h is still alive: its value is shown
@@ -320,7 +320,7 @@ def test_keep_values_shows_what_backward_released(rng):
     with keep_values():
         h = (x @ w).tanh()  # (3, 4), made and dropped inside the block
         h.name = "h"
-        expected = h.data.copy()
+        expected = h.numpy().copy()
         loss = (h * h).sum()
         del h
         loss.backward()

@@ -1,12 +1,10 @@
 """tinygrad_attn: a small, exact autograd on NumPy for seeing and stepping through attention.
 
 This file re-exports the public API (shared/API.md) and defines nothing of its own; the order of
-its imports does not matter. Its one side effect is the excepthook line at the end.
+its imports does not matter.
 """
 
-import os as _os
-
-from . import functional, nn, optim, saved
+from . import functional, nn, optim
 from .creation import (  # noqa: F401  (PyTorch spellings; ta.tensor: the function, not the module)
     arange,
     bool,
@@ -45,7 +43,6 @@ from .debug import AnomalyError, detect_anomaly
 from .engine import BackwardStep
 from .function import Function
 from .gradcheck import GradcheckError, gradcheck
-from .saved import explain_read_only
 from .state import (
     enable_grad,
     get_default_dtype,
@@ -135,7 +132,6 @@ __all__ = [
     "concatenate",
     "detect_anomaly",
     "enable_grad",
-    "explain_read_only",
     "from_numpy",
     "functional",
     "get_default_dtype",
@@ -152,9 +148,3 @@ __all__ = [
     "where",
     "zeros",
 ]
-
-# The one import side effect: a chained sys.excepthook that adds, to an uncaught "assignment
-# destination is read-only" error, which op saved the array for backward (saved.py). Turn it
-# off with TINYGRAD_ATTN_EXCEPTHOOK=0 or ta.saved.uninstall_excepthook().
-if _os.environ.get("TINYGRAD_ATTN_EXCEPTHOOK", "1") != "0":
-    saved.install_excepthook()

@@ -15,9 +15,11 @@ from typing import Any
 import numpy as np
 
 from . import ops
+from .dtypes import as_constant, result_type
 from .state import get_default_dtype, get_rng
-from .tensor import Tensor, _check_can_require_grad, as_constant
-from .tensor_methods import Size, ValuesIndices, check_device, device
+from .tensor import Tensor, _check_can_require_grad
+from .tensor_methods import Size, check_device, device
+from .tensor_reduce import ValuesIndices
 
 __all__ = [
     "Size",
@@ -126,8 +128,9 @@ def stack(tensors: Sequence[Any], axis: int = 0) -> Tensor:
 
 def where(condition: Any, a: Any, b: Any) -> Tensor:
     """`a` where `condition` is True, else `b` (broadcasting); no gradient to `condition`."""
-    like = a if isinstance(a, Tensor) else b if isinstance(b, Tensor) else None
-    return ops.Where.apply(as_constant(condition), as_constant(a, like), as_constant(b, like))
+    dtype = result_type(a, b)  # (PyTorch's promotion: where(c, 1.0, 0.0) is float32)
+    condition = as_constant(condition)
+    return ops.Where.apply(condition, as_constant(a, dtype), as_constant(b, dtype))
 
 
 def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: Any = False) -> Tensor:
@@ -203,7 +206,7 @@ def topk(t: Tensor, k: int, dim: int = -1, largest: Any = True, sorted: Any = Tr
 def multinomial(probs: Any, num_samples: int, replacement: Any = False) -> Tensor:
     """Draw `num_samples` class indices per row of `probs` (`(C,)` or `(B, C)`, weights that
     need not sum to 1) from the global generator; int64, outside the graph."""
-    weights = np.asarray(probs.data if isinstance(probs, Tensor) else probs, dtype=np.float64)
+    weights = np.asarray(probs._data if isinstance(probs, Tensor) else probs, dtype=np.float64)
     if weights.ndim not in (1, 2) or (weights < 0).any() or not np.isfinite(weights).all():
         raise ValueError(
             f"multinomial: probs must be a (C,) or (B, C) array of finite weights >= 0, got "

@@ -4,12 +4,11 @@
 - `detect_anomaly()`: while active, every op records where the user's code created it, and the
   first NaN/Inf in a forward result or a backward gradient raises `AnomalyError` naming the op,
   the pass, the input or output, and that creation site. Saved arrays are checksummed, so one
-  changed in place behind the read-only lock's back is caught at backward, naming its op.
+  written straight into its ndarray (`t.numpy()[0] = 1`, which no version counter sees) is
+  caught at backward, naming its op.
 - `TINYGRAD_ATTN_DEBUG=1` (read once, at import, for the main thread) prints each op to stderr
   as it runs, forward and backward, with shapes; `=2` adds value statistics.
   `set_op_logging(level)` / `with log_ops(level):` do the same from code.
-- The note on NumPy's read-only error (writing into an array saved for backward) lives with the
-  lock table in saved.py; `explain_read_only` and `saved_by` are re-exported here.
 
 Everything here plugs into `state.observers` (per thread); nothing in the core imports this
 module, and it must never change what the engine computes — only watch it and explain it.
@@ -33,7 +32,6 @@ from typing import Any
 import numpy as np
 
 from . import format as _format
-from .saved import explain_read_only, saved_by  # noqa: F401  (the read-only note lives there)
 from .state import observers
 from .tensor import Tensor
 
@@ -169,7 +167,7 @@ def explain_step(step: Any) -> str:
             continue
         lines.append(f"    grad    {_format.describe(grad, pad)}")
         if isinstance(t, Tensor) and t.grad_fn is None and t._grad is not None:
-            lines.append(f"    .grad   so far: {_format.stats(t._grad)}")
+            lines.append(f"    .grad   so far: {_format.stats(t._grad._data)}")
     return "\n".join(lines)
 
 
@@ -230,7 +228,7 @@ def _is_checked(a: Any) -> bool:
 
 
 def _inputs_holding(inputs: tuple, test: Callable) -> list:
-    return [(i, t) for i, t in enumerate(inputs) if _is_checked(t.data) and test(t.data).any()]
+    return [(i, t) for i, t in enumerate(inputs) if _is_checked(t._data) and test(t._data).any()]
 
 
 def _input_names(found: list) -> str:
@@ -238,7 +236,7 @@ def _input_names(found: list) -> str:
 
 
 def _anomaly_forward(node: Any, inputs: tuple, out: Tensor) -> None:
-    data = out.data
+    data = out._data
     if not _is_checked(data) or np.isfinite(data).all():
         return
     nan, inf, first = _count_bad(data)
@@ -253,7 +251,7 @@ def _anomaly_forward(node: Any, inputs: tuple, out: Tensor) -> None:
     ]
     for i, t in enumerate(inputs):
         name = f" {t.name!r}" if t.name else ""
-        lines.append(f"  input {i}{name}: {_format.stats(t.data)}")
+        lines.append(f"  input {i}{name}: {_format.stats(t._data)}")
     lines.append(f"  {node.name} was created at {_site_with_source(site)}")
     cause = _forward_cause(node.name, nan, data.dtype)
     if with_nan:
@@ -296,9 +294,9 @@ def _anomaly_backward(node: Any, grad_out: np.ndarray, grad_inputs: tuple) -> No
         raise AnomalyError("\n".join(lines))
 
 
-# Checksums of the arrays each node saved, taken at forward time in anomaly mode. The read-only
-# lock cannot see writes made through a view that existed before the lock (NumPy does not track
-# a base's views), nor a lock undone by hand; a changed checksum at backward can.
+# Checksums of the arrays each node saved, taken at forward time in anomaly mode. Version
+# counters (versions.py) see every write made through a tensor, but not one made straight into
+# its ndarray (`t.numpy()[0] = 1`); a changed checksum at backward does.
 _checksums: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -327,9 +325,10 @@ def verify_saved(node: Any) -> None:
                 f"in place after {node.name} saved it for backward, so its backward would "
                 "compute a wrong gradient.\n"
                 f"  {node.name} was created at {_site_with_source(node.creation_site)}\n"
-                "The write went around the read-only lock, through a view that existed "
-                "before the forward pass (or by setting flags.writeable). Change the array "
-                "only after backward(), or compute a new tensor instead of writing in place."
+                "The write went straight into the NumPy array (t.numpy()[...] = ..., or an "
+                "array the tensor shares), which no tensor's version counter sees. Change the "
+                "array only after backward(), or compute a new tensor instead of writing in "
+                "place."
             )
 
 
@@ -422,7 +421,7 @@ def _log_forward(node: Any, inputs: tuple, out: Tensor) -> None:
     result = f"{_format.short_label(out)} {out.dtype}{recorded}{_site_suffix(node)}"
     _print(f"forward  {node.name}({args}) -> {result}")
     if _logging.level >= 2:
-        _print(f"           out: {_format.stats(out.data)}")
+        _print(f"           out: {_format.stats(out._data)}")
 
 
 def _log_backward(node: Any, grad_out: np.ndarray, grad_inputs: tuple) -> None:

@@ -25,7 +25,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from . import saved
+from . import tensor as _tensor  # (tensor.py imports this module first; read at call time)
 from .function import Function
 from .state import observers
 
@@ -147,9 +147,7 @@ def finish(grads: dict, ran: list | tuple) -> None:
     then the graph is whole: a pass stopped early, or by an error, can run again."""
     for leaf, grad in grads.items():
         for hook in leaf._hooks or ():  # (a leaf root may have none)
-            hooked = hook(grad)
-            if hooked is not None:
-                grad = checked_hook_result(hooked, grad, hook, leaf.name or "a leaf")
+            grad = call_hook(hook, grad, leaf.name or "a leaf")
         add_to_grad(leaf, grad)
     Function.release(ran)
 
@@ -160,11 +158,8 @@ def watched_backward(node: Function, grad_out: np.ndarray, grads: dict, ready: l
     is handed out, so a check that raises leaves every `.grad` untouched), and the check that
     the backward returned one gradient per input. Returns (grad_out, grad_inputs) as the loop
     has them."""
-    saved.warn_replaced(node)  # if an optimizer changed a parameter it saved since
     for hook in node.output_hooks:
-        hooked = hook(grad_out)
-        if hooked is not None:
-            grad_out = checked_hook_result(hooked, grad_out, hook, f"the output of {node.name}")
+        grad_out = call_hook(hook, grad_out, f"the output of {node.name}")
     if node.retains_output_grad and node.output_ref() is not None:
         add_to_grad(node.output_ref(), grad_out)
     for callback in observers.before_backward:
@@ -175,10 +170,17 @@ def watched_backward(node: Function, grad_out: np.ndarray, grads: dict, ready: l
     return grad_out, accumulate(node, grad_inputs, grads, ready)
 
 
+def call_hook(hook: Any, grad: np.ndarray, where: str) -> np.ndarray:
+    """`hook(grad)`, given the gradient as a Tensor (as PyTorch's hooks get it); a Tensor (or
+    array) it returns replaces the gradient, None keeps it."""
+    hooked = hook(_tensor.Tensor._make(grad))
+    return grad if hooked is None else checked_hook_result(hooked, grad, hook, where)
+
+
 def checked_hook_result(hooked: Any, grad: np.ndarray, hook: Any, where: str) -> np.ndarray:
     """A hook's returned gradient, if it has the gradient's shape; else an error naming both."""
     name = getattr(hook, "__qualname__", None) or repr(hook)
-    result = np.asarray(hooked)
+    result = hooked._data if isinstance(hooked, _tensor.Tensor) else np.asarray(hooked)
     if result.shape != grad.shape or result.dtype.kind not in "fiu":
         raise RuntimeError(
             f"hook {name} on {where} returned an array of shape {result.shape} and dtype "
@@ -244,16 +246,16 @@ def sum_to_shape(grad: np.ndarray, shape: tuple, node: Any, parent: Any) -> np.n
             "broadcast output shape."
         )
     stretched = tuple(lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)
-    return grad.sum(axis=tuple(range(lead)) + stretched).reshape(shape)
+    return np.asarray(grad.sum(axis=tuple(range(lead)) + stretched)).reshape(shape)
 
 
 def add_to_grad(tensor: Any, grad: np.ndarray) -> None:
-    """`tensor.grad += grad`, where the first gradient is copied: it may be an op's or the
-    caller's array, and later accumulation must not write into it."""
+    """`tensor.grad += grad` (a Tensor), where the first gradient is copied: it may be an op's
+    or the caller's array, and later accumulation must not write into it."""
     if tensor._grad is None:
-        tensor._grad = grad.copy()
+        tensor._grad = _tensor.Tensor._make(grad.copy())
     else:
-        tensor._grad += grad
+        tensor._grad._data += grad
 
 
 def _made_by(root: Any) -> str:
@@ -271,14 +273,14 @@ def root_gradient(root: Any, gradient: Any) -> np.ndarray:
             "gradients for with requires_grad=True, and do not compute it under no_grad()."
         )
     if gradient is None:
-        if root.data.size != 1:
+        if root._data.size != 1:
             raise RuntimeError(
                 f"backward(): the gradient can be implied only for a one-element output, but this "
                 f"output{_made_by(root)} has shape {root.shape}. Reduce it first (e.g. "
                 f"out.sum().backward()) or pass gradient=<array of shape {root.shape}>."
             )
         return np.ones(root.shape, dtype=root.dtype)
-    raw = getattr(gradient, "data", gradient)
+    raw = gradient._data if isinstance(gradient, _tensor.Tensor) else gradient
     try:
         array = np.asarray(raw)
     except ValueError:  # a ragged list: reported as data that is not numbers, below

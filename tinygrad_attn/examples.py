@@ -113,7 +113,7 @@ def similarity_attention(sentence: str) -> SentenceAttention:
     scores = x @ x.T  # (T, T)
     weights = F.softmax(scores, axis=-1)  # (T, T)
     mixed = weights @ x  # (T, F)
-    return SentenceAttention(sentence, tokens, weights.data, mixed.data)
+    return SentenceAttention(sentence, tokens, weights._data, mixed._data)
 
 
 def head_attention(head: nn.SelfAttention, sentence: str) -> SentenceAttention:
@@ -121,7 +121,7 @@ def head_attention(head: nn.SelfAttention, sentence: str) -> SentenceAttention:
     tokens = tokenize(sentence)
     with no_grad():
         out = head(Tensor(embed(tokens)))  # (T, F)
-    return SentenceAttention(sentence, tokens, head.attn_weights.data, out.data)
+    return SentenceAttention(sentence, tokens, head.attn_weights._data, out._data)
 
 
 def describe_attention(result: SentenceAttention, title: str) -> str:

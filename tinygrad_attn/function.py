@@ -13,14 +13,13 @@ gradients (only the engine does).
 from __future__ import annotations
 
 import collections
-import itertools
 import weakref
 from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import saved
+from . import versions
 from .state import grad_mode, observers
 
 if TYPE_CHECKING:
@@ -29,7 +28,8 @@ if TYPE_CHECKING:
 # Nodes are numbered as they are made. An op's inputs exist before it does, so every node has a
 # larger number than the nodes that made its inputs: the engine runs backward from the largest
 # number down, which is a topological order with no sort (PyTorch numbers its nodes the same way).
-_sequence = itertools.count()
+# In-place writes are stamped from the same counter (versions.py).
+_sequence = versions.sequence
 
 # The attributes of a node that belong to the framework. Everything else a forward sets on ctx
 # (`ctx.axis = ...`) is the op's own parameter: see `Function.params()`. A forward that sets one
@@ -37,7 +37,7 @@ _sequence = itertools.count()
 FRAMEWORK_FIELDS = frozenset(
     "parents needs_input_grad sequence output_ref grad_like output_shape output_dtype output_name"
     " output_hooks retains_output_grad watched scope creation_site inputs output saved_tensors"
-    " released recorded name".split()
+    " released recorded name inplace is_view".split()
 )
 
 
@@ -58,14 +58,17 @@ class Function:
       that made an intermediate, the tensor itself for a leaf (so the graph holds an
       intermediate's array only if an op saved it, as PyTorch);
     - `inputs`: the input tensors: live, or (once gone) a `ReleasedTensor`, data-less;
-    - `needs_input_grad`: one bool per input; `sequence`: the node's number (see `_sequence`);
+    - `needs_input_grad`: one bool per input, set before forward (as in PyTorch, so a forward
+      saves only what the needed gradients use); `sequence`: the node's number (`_sequence`);
     - `saved_tensors`: what forward saved with `save_for_backward` (freed after backward);
     - `output`: the tensor it made (or its data-less record), `output_shape`, `output_dtype`
       (together `grad_like`: what the gradient arriving here must be), `output_name`;
     - `creation_site`: "file:line" of the user's code (recorded in anomaly/debug mode);
     - `scope`: the module path being called when the node was made (e.g. "attn.query");
     - `output_hooks`, `retains_output_grad`: what `register_hook` and `retain_grad` asked for;
-      `watched`: the engine looks closer (for those, or a saved parameter replaced: saved.py).
+      `watched`: the engine looks closer (for those).
+    - `inplace`: the in-place method that made this node (`"mul_"`), None for an ordinary op: the
+      node then stands for a tensor changed in place (inplace.py), and pictures say so.
     """
 
     creation_site: str | None = None
@@ -73,9 +76,11 @@ class Function:
     output_name: str | None = None
     output_hooks: tuple = ()
     retains_output_grad = False
-    watched = False  # hooks, retain_grad (or a replaced parameter): the engine looks closer
+    watched = False  # hooks, retain_grad: the engine looks closer
+    inplace: str | None = None
+    sequence = 1 << 62  # (a recorded node's number replaces it; a bare ctx is never "written")
+    is_view = False  # an op whose result shares its input's memory (reshape, transpose, a[i])
     _saved: tuple | None = ()  # None once released
-    _lock_ref = None  # what it made read-only of memory the user may hold (saved.py)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -97,14 +102,19 @@ class Function:
         return type(self).__name__
 
     def save_for_backward(self, *arrays: Any) -> None:
-        """Keep `arrays` for backward; they stay read-only until the graph is released. (When
-        no graph is recorded, the ctx and what it saved are dropped with the result.)"""
+        """Keep `arrays` for backward, until the graph is released. (When no graph is recorded,
+        the ctx and what it saved are dropped with the result.)"""
         self._saved = arrays
 
     @_FrameworkProperty
     def saved_tensors(self) -> tuple:
-        """The arrays forward saved (named as in PyTorch, though they are ndarrays)."""
-        return self._saved if self._saved is not None else self._freed()
+        """The arrays forward saved (named as in PyTorch, though they are ndarrays). Reading
+        them checks that none was changed in place since (versions.py)."""
+        if self._saved is None:
+            return self._freed()
+        if versions.last_write > self.sequence:  # some in-place write came after this node
+            versions.check_saved(self, self._saved)
+        return self._saved
 
     def _freed(self) -> tuple:
         raise RuntimeError(
@@ -135,16 +145,15 @@ class Function:
     def apply(cls, *inputs: Any, **params: Any) -> Tensor:
         """Run `forward` on the inputs' arrays; record a node if any input requires grad."""
         arrays, needs, parents = [], [], []  # one pass (a loop: cheapest here)
-        exposed = cls._checks_fields  # whether what it saves may be the user's memory: saved.py
         try:
             for t in inputs:
-                arrays.append(t._data)  # (`.data` is a checking property: inplace.py)
+                arrays.append(t._data)
                 needs.append(t.requires_grad)
                 parents.append(t.grad_fn or t)  # the node that made it, or the leaf itself
-                exposed = exposed or t._exposed  # the user may hold its memory
         except AttributeError:  # a user's op may pass Python numbers or ndarrays
             return cls.apply(*[_tensor.as_constant(t) for t in inputs], **params)
         ctx = cls.__new__(cls)
+        ctx.needs_input_grad = tuple(needs)  # (read by forwards that save only what is needed)
         try:
             out = cls.forward(ctx, *arrays, **params)
         except ValueError as error:  # NumPy's broadcast error, said with the op's name
@@ -153,19 +162,16 @@ class Function:
         if out.__class__ is not np.ndarray:
             out = _as_result(cls, out)
         if cls._checks_fields:  # a user's op (the package's own ops pass these checks: tests)
-            out = _checked_forward(ctx, out, arrays)
-        out.setflags(False)  # (write=False) op results are read-only from birth: saved.py
+            _checked_forward(ctx)
         result = _tensor.Tensor.__new__(_tensor.Tensor)
         result._data = out
-        result._exposed = out.base is not None and saved.settle_view(out, inputs, cls)  # saved.py
+        if out.base is not None or cls._checks_fields:  # a view of an input, or of a buffer
+            out = _inplace.settle_view(cls, result, inputs, params)
         if True in needs and grad_mode.enabled:  # make ctx a node, linked to parents and output
             ctx.parents = tuple(parents)
-            ctx.needs_input_grad = tuple(needs)
             ctx.sequence = next(_sequence)
             ctx.output_ref = weakref.ref(result)
             ctx.grad_like = (out.shape, out.dtype)
-            if exposed and ctx._saved:  # (a user's op may save any array of the user's)
-                saved.lock_saved(ctx, ctx._saved)  # what the user may write: saved.py
             result.requires_grad = True
             result.grad_fn = ctx
         if observers.active:  # module scopes, anomaly mode, op logging: one flag when off
@@ -205,9 +211,8 @@ class Function:
     @staticmethod
     def release(nodes: list | tuple) -> None:
         """Free what these nodes saved (`_saved = None`, in one C-level pass; their structure
-        stays), and give back together what they made read-only of the user's memory (saved.py)."""
+        stays)."""
         collections.deque(map(setattr, nodes, repeat("_saved"), repeat(None)), maxlen=0)
-        saved.unlock_saved([node for node in nodes if node._lock_ref is not None])
 
     def __repr__(self) -> str:
         if not self.recorded:
@@ -226,12 +231,14 @@ def _observe(ctx: Function, inputs: tuple, result: Tensor) -> None:
         callback(ctx, inputs, result)
 
 
-def _checked_forward(ctx: Function, out: np.ndarray, arrays: list) -> np.ndarray:
-    """A user's op's forward: no framework name set on ctx; an input returned as is: a view."""
-    if not FRAMEWORK_FIELDS.isdisjoint(ctx.__dict__):
-        name = sorted(FRAMEWORK_FIELDS.intersection(ctx.__dict__))[0]
+def _checked_forward(ctx: Function) -> None:
+    """A user's op's forward: no framework name set on ctx (`needs_input_grad` is given)."""
+    if not _GIVEN.issuperset(ctx.__dict__.keys() & FRAMEWORK_FIELDS):
+        name = sorted(FRAMEWORK_FIELDS.intersection(ctx.__dict__) - _GIVEN)[0]
         raise AttributeError(_reserved_message(ctx, name))
-    return out.view() if any(out is array for array in arrays) else out
+
+
+_GIVEN = frozenset({"needs_input_grad"})  # what apply sets on ctx before forward
 
 
 def _as_result(op: type, out: Any) -> np.ndarray:
@@ -267,4 +274,5 @@ def _reserved_message(ctx: Function, name: str) -> str:
 
 # The one import cycle: tensor.py's methods call the ops, the ops subclass Function, and
 # Function makes Tensors. Imported once Function exists, so that any module may come first.
-from . import tensor as _tensor  # noqa: E402
+from . import tensor as _tensor  # noqa: E402, I001  (first: it imports inplace)
+from . import inplace as _inplace  # noqa: E402

@@ -255,7 +255,7 @@ def _cross_entropy_args(
         )
     if not 0 <= smoothing <= 1:
         raise ValueError(f"{fn}: label_smoothing must be in [0, 1], got {smoothing}")
-    classes = np.asarray(target.data if isinstance(target, Tensor) else target)
+    classes = np.asarray(target._data if isinstance(target, Tensor) else target)
     if classes.dtype.kind not in "iu":
         raise TypeError(
             f"{fn}: target must hold integer class indices, got dtype {classes.dtype}. "
@@ -381,7 +381,7 @@ def dropout(x: Tensor, p: float = 0.5, training: bool = True, inplace: bool = Fa
     if x.dtype.kind != "f":
         raise TypeError(
             f"dropout: needs a float tensor, got dtype {x.dtype} (scaling by 1/(1-p) needs "
-            "fractions); convert it first, e.g. Tensor(x.data, dtype=np.float32)"
+            "fractions); convert it first, e.g. Tensor(x._data, dtype=np.float32)"
         )
     if not isinstance(p, (int, float, np.integer, np.floating)) or isinstance(p, bool):
         raise TypeError(f"dropout: p must be a number in [0, 1], got {type(p).__name__}")
@@ -456,7 +456,7 @@ def _attention_args(
                 f"{fn}: a float attn_mask that requires grad must have the query's dtype "
                 f"{query.dtype}, got {mask.dtype}"
             )
-        mask = Tensor(mask.data, dtype=query.dtype)
+        mask = Tensor(mask._data, dtype=query.dtype)
     elif mask.dtype.kind not in "fb":
         raise TypeError(
             f"{fn}: attn_mask must be bool (True = may attend) or float (added to the scores), "
@@ -532,13 +532,13 @@ def _weights(
     if is_causal:
         allowed = causal_mask(query.shape[-2], key.shape[-2])  # (L, S)
     elif mask is not None and mask.dtype == np.bool_:
-        allowed = mask.data  # (..., L, S)
+        allowed = mask._data  # (..., L, S)
     elif mask is not None:
         scores = scores + mask
         scores.name = "masked_scores"
         # A row the float mask blocks entirely (all -inf) is NaN through softmax; like the
         # fused op, give it zeros: block the whole row as a bool mask would.
-        dead = np.isneginf(scores.data).all(axis=-1, keepdims=True)  # (..., L, 1)
+        dead = np.isneginf(scores._data).all(axis=-1, keepdims=True)  # (..., L, 1)
         if dead.any():
             allowed = ~dead
     if allowed is None:

@@ -94,7 +94,7 @@ def nll_loss(
     picked = input.gather(-1, np.where(kept, classes, 0)[..., None]).squeeze(-1)  # target's shape
     scale = kept.astype(input.dtype)
     if weight is not None:
-        w = np.asarray(weight.data if isinstance(weight, Tensor) else weight, input.dtype)
+        w = np.asarray(weight._data if isinstance(weight, Tensor) else weight, input.dtype)
         if w.shape != (input.shape[-1],):
             raise ValueError(
                 f"nll_loss: weight must have one entry per class, shape ({input.shape[-1]},), "
@@ -123,7 +123,7 @@ def smooth_l1_loss(input: Tensor, target: Any, reduction: str = "mean", beta: fl
     size = (input - target).abs()
     if beta == 0:
         return _reduce(size, reduction, "smooth_l1_loss")
-    near = size.data < beta
+    near = size._data < beta
     loss = where(near, 0.5 * size * size / beta, size - 0.5 * beta)
     return _reduce(loss, reduction, "smooth_l1_loss")
 
@@ -134,10 +134,10 @@ def binary_cross_entropy(
     """-(t log p + (1 - t) log(1 - p)) for probabilities p = `input` in [0, 1]; each log is
     clamped at -100, as in PyTorch (so p = 0 or 1 gives a finite loss and gradient 0 there)."""
     input, target = _pair("binary_cross_entropy", input, target)
-    if input.data.size and not (0 <= input.data.min() and input.data.max() <= 1):
+    if input._data.size and not (0 <= input._data.min() and input._data.max() <= 1):
         raise ValueError(
             "binary_cross_entropy: input must be probabilities in [0, 1], got values from "
-            f"{input.data.min()} to {input.data.max()}; pass logits to "
+            f"{input._data.min()} to {input._data.max()}; pass logits to "
             "binary_cross_entropy_with_logits instead (or apply sigmoid first)"
         )
     loss = -(target * _log_at_least_100(input) + (1 - target) * _log_at_least_100(1 - input))
@@ -148,7 +148,7 @@ def _log_at_least_100(p: Tensor) -> Tensor:
     """log(p) clamped at -100 (PyTorch's rule), -100 at p = 0 with gradient 0 there (the log
     of the smallest normal number keeps 1 / p finite in the backward)."""
     tiny = np.finfo(p.dtype).tiny
-    return where(p.data > 0, p.clip(tiny, None).log().clip(-100.0, None), -100.0)
+    return where(p._data > 0, p.clip(tiny, None).log().clip(-100.0, None), -100.0)
 
 
 def binary_cross_entropy_with_logits(
@@ -174,7 +174,7 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     """log(sum(exp(x))) over `dim`, with the maximum taken out first so that nothing
     overflows; its gradient is softmax(x) over `dim`."""
     input = _tensor(input, "logsumexp")
-    peak = input.data.max(axis=dim, keepdims=True)
+    peak = input._data.max(axis=dim, keepdims=True)
     peak = np.where(np.isfinite(peak), peak, 0)  # a row of -inf: its sum is 0, its log -inf
     total = (input - peak).exp().sum(dim=dim, keepdim=True).log() + peak
     return total if keepdim else total.squeeze(dim)
@@ -225,7 +225,7 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float = 0.0) -> 
 def one_hot(tensor: Any, num_classes: int = -1) -> Tensor:
     """Integer class ids (...) -> (..., num_classes) int64 rows with a 1 at each id (no
     gradient). num_classes=-1 takes the largest id + 1."""
-    ids = np.asarray(tensor.data if isinstance(tensor, Tensor) else tensor)
+    ids = np.asarray(tensor._data if isinstance(tensor, Tensor) else tensor)
     if ids.dtype.kind not in "iu":
         raise TypeError(f"one_hot: needs integer class ids, got dtype {ids.dtype}")
     if num_classes == -1:
@@ -240,7 +240,7 @@ def one_hot(tensor: Any, num_classes: int = -1) -> Tensor:
 def embedding(input: Any, weight: Tensor, padding_idx: int | None = None) -> Tensor:
     """`weight[input]` (rows of the table for integer ids); the rows at `padding_idx` get no
     gradient, as in PyTorch."""
-    ids = np.asarray(input.data if isinstance(input, Tensor) else input)
+    ids = np.asarray(input._data if isinstance(input, Tensor) else input)
     if ids.dtype.kind not in "iu":
         raise TypeError(f"embedding: ids must be integers, got dtype {ids.dtype}")
     rows = weight[ids]

@@ -91,7 +91,7 @@ def _as_float64_leaf(value: Any, index: int) -> Any:
             UserWarning,
             stacklevel=4,
         )
-    copy = Tensor(value.data, dtype=np.float64, requires_grad=value.requires_grad)
+    copy = Tensor(value._data, dtype=np.float64, requires_grad=value.requires_grad)
     copy.name = value.name
     return copy
 
@@ -109,16 +109,16 @@ def numerical_jacobian(fn: Callable, inputs: list, index: int, eps: float) -> li
     output."""
     # Perturb a private copy: the caller's array may be read-only while some graph still holds
     # it (a module that keeps its last output, a trial graph), and must not be written anyway.
-    x = inputs[index].data = inputs[index].data.copy()
+    x = inputs[index].data = inputs[index]._data.copy()
     columns: list = []
     with no_grad():
         for flat in range(x.size):
             position = np.unravel_index(flat, x.shape)
             original = x[position]
             x[position] = original + eps
-            plus = [o.data.astype(np.float64).ravel() for o in _outputs(fn(*inputs))]
+            plus = [o._data.astype(np.float64).ravel() for o in _outputs(fn(*inputs))]
             x[position] = original - eps
-            minus = [o.data.astype(np.float64).ravel() for o in _outputs(fn(*inputs))]
+            minus = [o._data.astype(np.float64).ravel() for o in _outputs(fn(*inputs))]
             x[position] = original
             columns.append([(p - m) / (2 * eps) for p, m in zip(plus, minus)])
     n_out = len(columns[0]) if columns else 0
@@ -133,17 +133,17 @@ def analytic_jacobian(outputs: tuple, wrt: list) -> list:
     backward passes, one per output element."""
     jacobians = []
     for o, out in enumerate(outputs):
-        per_input = [np.zeros((out.data.size, t.data.size)) for t in wrt]
-        for flat in range(out.data.size):
+        per_input = [np.zeros((out._data.size, t._data.size)) for t in wrt]
+        for flat in range(out._data.size):
             for t in wrt:
                 t.grad = None
             seed = np.zeros(out.shape, dtype=out.dtype)
             seed[np.unravel_index(flat, out.shape)] = 1
-            last = o == len(outputs) - 1 and flat == out.data.size - 1
+            last = o == len(outputs) - 1 and flat == out._data.size - 1
             out.backward(seed, retain_graph=not last)
             for i, t in enumerate(wrt):
                 if t._grad is not None:
-                    per_input[i][flat] = t._grad.ravel()
+                    per_input[i][flat] = t._grad._data.ravel()
         jacobians.append(per_input)
     return jacobians
 
@@ -404,7 +404,7 @@ def compare_jacobians(
                     failed,
                     op=_producer(out),
                     output_index=o,
-                    input_data=inputs[i].data.copy(),
+                    input_data=inputs[i]._data.copy(),
                     eps=eps,
                 )
                 m.hint = diagnose(m, atol, rtol)

@@ -1,45 +1,44 @@
-"""A tensor's data: made from user values (`Tensor(data)`), changed after it was made (`.data =
-...`, in-place ops), and pickled.
+"""A tensor's data: made from user values (`Tensor(data)`), read and replaced through `.data`,
+changed in place (`add_`, `x[i] = v`, `+=`, ...), and pickled.
 
-`Tensor` inherits these from `InPlaceMixin`; they follow PyTorch's rules without its version
-counters:
+`Tensor` inherits these from `InPlaceMixin`. They follow PyTorch's rules:
 
-- `t.data = value` converts lists and numbers and refuses what is not numeric. A tensor that
-  requires grad stays float (integer data takes its dtype); a float array of another dtype
-  changes the dtype, as in PyTorch, and `.grad` is converted with it. A new shape needs `.grad`
-  to be None first; a non-leaf keeps its shape and dtype. So `.grad` always matches `.data`.
-- Under `no_grad()` (or on a tensor that needs no gradient) the in-place ops `+= -= *= /= **=`
-  and `add_ sub_ mul_ div_ zero_ fill_ copy_ normal_ uniform_` (and the in-place forms of
-  functions, `relu_ clamp_ masked_fill_ exp_ tanh_ sigmoid_ neg_`) write into the SAME tensor: a
-  module's parameter stays the object that `parameters()` and `state_dict()` hold, the manual
-  SGD step `with no_grad(): w -= lr * w.grad` updates `w` itself.
-- With grad mode on, an in-place op on a leaf that requires grad is a RuntimeError (the graph
-  could not record it). An in-place method on a non-leaf is one in either mode; the operators
-  rebind it instead (`c += d` on a non-leaf is `c = c + d`), as they do a plain tensor combined
-  with one that requires grad. `@=` is never in place (as in PyTorch).
-- An array a live graph saved for backward is never written: the op (or `t[i] = v`) fails with
-  a ValueError naming the op that saved it; only an optimizer's step replaces it instead
-  (optim.py). An array that is read-only for good (an op's result, an unpickled or user-frozen
-  array) is replaced by a private writable copy first, so "every result is read-only from
-  birth" never gets in the way of `zero_()`.
-- Pickling keeps the data, requires_grad, name and grad (copied: NumPy unpickles large arrays
-  onto read-only bytes); a tensor made by an op pickles as a leaf with its data, as in PyTorch.
+- `t.data` is a new tensor sharing `t`'s memory, outside the graph (`p.data.add_(g, alpha=-lr)`
+  updates `p`); `t.data = value` replaces the memory (its shape and dtype may change; `.grad`
+  must still match, so a new shape needs `.grad = None` first).
+- Every in-place op comes to `modify`, the one place a tensor is changed in place. It writes
+  into the tensor's own memory, so every view of it (a slice, a reshape, a transpose) and the
+  tensor it views see the change, and it raises the memory's version (versions.py), so a
+  backward that would read a saved array changed since is refused, naming the op.
+- When the change must be part of a graph (grad mode on, and the tensor or the value requires
+  grad) it is also recorded: the out-of-place op computes the new value, with its node, and the
+  tensor moves onto that node (`y.mul_(2)` then has grad_fn Mul, marked `inplace="mul_"`). A
+  write into a view (`y[:, 0].mul_(2)`, `y[0] = v`) gives the tensor it views a `CopySlices`
+  node, and every live view of that tensor is re-derived from the new node, as PyTorch does.
+- Refused, as in PyTorch: an in-place change of a leaf that requires grad (or a view of one)
+  with grad mode on (`with ta.no_grad():` is how parameters are updated); writing into an
+  expanded tensor, whose elements share memory; a result that cannot be cast to the tensor's
+  dtype (`int_tensor += 0.5`).
+- Pickling keeps the data, requires_grad, name and grad; a tensor made by an op pickles as a
+  leaf with its data, as in PyTorch.
 
-This module must not compute gradients or make graph nodes itself (a rebinding operator calls
-the ordinary one: `c += d` on a non-leaf runs `c + d`).
+This module must not compute gradients itself: the values come from the ordinary ops (and the
+write ops in ops/writes.py), the write from NumPy.
 """
 
 from __future__ import annotations
 
-import operator
 import warnings
+import weakref
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from . import ops, versions
 from . import tensor as _tensor  # (tensor.py imports this module first; names are read late)
-from .saved import saved_by
-from .state import get_default_dtype, get_rng, is_grad_enabled, no_grad
+from .errors import DTypeError, ShapeError
+from .state import get_default_dtype, get_rng, grad_mode, no_grad
 
 
 def _label(t: Any) -> str:
@@ -51,9 +50,9 @@ def _describe(t: Any) -> str:
 
 
 def _numeric(value: Any, where: str) -> np.ndarray:
-    """`value` as an ndarray (a Tensor gives its data), or a TypeError unless it is numeric."""
+    """`value` as an ndarray (a Tensor gives its array), or a TypeError unless it is numeric."""
     if isinstance(value, _tensor.Tensor):
-        return value.data
+        return value._data
     what = type(value).__name__
     if not isinstance(value, np.ndarray):
         try:
@@ -74,7 +73,7 @@ def _numeric(value: Any, where: str) -> np.ndarray:
 def _array_from(data: Any, dtype: Any, copy: bool) -> np.ndarray:
     """Turn user data into an ndarray following the dtype policy in shared/API.md."""
     if isinstance(data, _tensor.Tensor):
-        data = data.data
+        data = data._data
     if isinstance(data, (np.ndarray, np.generic)):
         array = data
     else:
@@ -91,6 +90,8 @@ def _array_from(data: Any, dtype: Any, copy: bool) -> np.ndarray:
     # Checked before any cast, which would turn None or "1.5" into floats without a word.
     if array.dtype.kind in "fiub":
         array = np.array(array, dtype=dtype, copy=copy or None)
+        if not array.dtype.isnative:  # (a big-endian file's array: computed in native order)
+            array = array.astype(array.dtype.newbyteorder("="))
     if array.dtype.kind not in "fiub":
         raise TypeError(
             f"Tensor: {type(data).__name__} data (NumPy reads it as dtype {array.dtype}) is not "
@@ -102,7 +103,7 @@ def _array_from(data: Any, dtype: Any, copy: bool) -> np.ndarray:
 
 def _check_can_require_grad(dtype: np.dtype, where: str) -> None:
     if dtype.kind != "f":
-        raise TypeError(
+        raise DTypeError(
             f"{where}: only float tensors can require grad, but this one has dtype {dtype}. "
             "Make it a float tensor first, e.g. Tensor(data, dtype=np.float32)."
         )
@@ -116,13 +117,11 @@ def _new_data(t: Any, value: Any) -> np.ndarray:
     if array.dtype.kind == "f" and not isinstance(value, (np.ndarray, np.generic, _tensor.Tensor)):
         # Python floats take the tensor's float dtype (or the default one), as in Tensor(...)
         array = array.astype(old.dtype if old.dtype.kind == "f" else get_default_dtype())
-    if array.dtype != old.dtype and (
-        t.requires_grad or t._grad is not None or t.grad_fn is not None
-    ):
+    if array.dtype != old.dtype and (t.requires_grad or t._grad is not None):
         if t.grad_fn is not None or array.dtype.kind != "f":
             array = array.astype(old.dtype)  # a node keeps its dtype; a parameter stays float
-        elif t._grad is not None:
-            t._grad = t._grad.astype(array.dtype)  # a float dtype change (`.to(np.float64)`)
+        elif t._grad is not None:  # a float dtype change (`.to(torch.float64)`)
+            t._grad = _tensor.Tensor._make(t._grad._data.astype(array.dtype))
     if array.shape != old.shape:
         if t.grad_fn is not None:
             raise ValueError(
@@ -139,58 +138,194 @@ def _new_data(t: Any, value: Any) -> np.ndarray:
     return array
 
 
-def _check_may_write(t: Any, op: str, other: Any, instead: str | None = None) -> None:
-    """A RuntimeError unless an in-place `op` may change `t` without hiding it from a graph
-    (`instead`: the out-of-place form to suggest; the arithmetic ops' by default)."""
-    if t.grad_fn is not None:
-        fix = instead or "c = c + value; the operators +=, -=, *=, /= do that for you"
-        raise RuntimeError(
-            f"{op}: in-place change of a non-leaf {_describe(t)}, made by {t.grad_fn.name}: "
-            f"the graph may need the value it has. Compute a new tensor instead ({fix})."
+# ------------------------------------------------------------------ the one in-place write
+def modify(t: Any, op: str, compute: Callable[[Any], Any], value: Any = None) -> Any:
+    """THE place a tensor is changed in place: `t`'s memory gets `compute(t)` (the out-of-place
+    result, a Tensor), its version goes up, and, when a graph must see the change, `t` moves
+    onto the node that computed it (see the module docstring). `value` is the other operand, if
+    any (whether it requires grad decides, with `t`'s, if the change is recorded). Returns t."""
+    _check_writable(t, op)
+    record = grad_mode.enabled and (
+        t.requires_grad or (isinstance(value, _tensor.Tensor) and value.requires_grad)
+    )
+    if not record:
+        with no_grad():
+            new = compute(t)
+        _store(t, op, new._data)
+        return t
+    root = t._base if t._base is not None and t._view_chain is not None else None
+    _check_recordable(t, op, t if root is None else root)
+    new = compute(t)
+    _fits(op, t, new._data)
+    if new.grad_fn is not None:  # what it saved of t's memory must outlive the write below
+        _separate_saved(new.grad_fn, t._data)
+    if root is None:
+        _store(t, op, new._data)
+        _take_over(t, new.grad_fn, op)
+        return t
+    before = _tensor.Tensor._make(root._data)  # the root as it was: its node, its grad flag
+    before.grad_fn, before.requires_grad, before._name = (
+        root.grad_fn,
+        root.requires_grad,
+        root._name,
+    )
+    written = ops.CopySlices.apply(before, new, region=t._data, chain=t._view_chain)
+    versions.bump(root._data)
+    _take_over(root, written.grad_fn, op)
+    _rebase_views(root)
+    return t
+
+
+def _check_writable(t: Any, op: str) -> None:
+    if not t._data.flags.writeable:
+        if t._base is not None and 0 in t._data.strides and t._data.size > 1:
+            raise RuntimeError(
+                f"{op}: {_describe(t)} is an expanded view: several of its elements are one "
+                "memory location, so an in-place write would land there several times. Clone "
+                "it first (t = t.clone()) and change the clone."
+            )
+        raise ValueError(
+            f"{op}: {_describe(t)} holds a read-only NumPy array (NumPy made it so, or you did: "
+            "a broadcast view, np.frombuffer, arr.setflags(write=False)), so it cannot be "
+            "changed in place. Copy it first: t = t.clone(), or ta.tensor(array)."
         )
-    if not is_grad_enabled():
+
+
+def _check_recordable(t: Any, op: str, root: Any) -> None:
+    """PyTorch's refusals of a recorded in-place change: a leaf that requires grad, or a view
+    of one (its `.grad` would be for a value that no longer exists)."""
+    if root.grad_fn is None and root.requires_grad:
+        what = "the leaf" if root is t else "a view of the leaf"
+        raise RuntimeError(
+            f"{op}: in-place change of {what}{_label(root)} (shape {root._data.shape}), which "
+            "requires grad, outside no_grad(): a leaf that requires grad is being used in an "
+            "in-place operation, and its gradient would be for a value that no longer exists. "
+            "Update parameters inside `with ta.no_grad():` (as an optimizer does), or compute "
+            "a new tensor (w2 = w - 1)."
+        )
+
+
+def _fits(op: str, t: Any, values: np.ndarray) -> None:
+    """The computed values must have t's shape and a dtype t can hold."""
+    if values.shape != t._data.shape:
+        raise ShapeError(
+            f"{op}: the result has shape {values.shape}, which does not fit {_describe(t)} in "
+            "place; in place, the other operand must broadcast to the tensor's shape without "
+            "enlarging it"
+        )
+    if not np.can_cast(values.dtype, t._data.dtype, casting="same_kind"):
+        raise DTypeError(
+            f"{op}: the result type {values.dtype} cannot be cast to the dtype of "
+            f"{_describe(t)}, which an in-place op keeps; compute a new tensor instead "
+            f"(y = x.{op.rstrip('_()')}(...)), or convert the tensor first (x = x.float())"
+        )
+
+
+def _store(t: Any, op: str, values: np.ndarray) -> None:
+    """Copy `values` into t's memory (shape and dtype checked) and raise its version."""
+    if values is not t._data:
+        _fits(op, t, values)
+        np.copyto(t._data, values, casting="same_kind")
+    versions.bump(t._data)
+
+
+def _separate_saved(node: Any, memory: np.ndarray) -> None:
+    """The new node may have saved `memory` itself (Mul saves its inputs): give it a copy, since
+    the write that follows changes that memory after the node was made."""
+    base = versions.owner(memory)
+    saved = node._saved
+    if saved and any(isinstance(a, np.ndarray) and versions.owner(a) is base for a in saved):
+        node._saved = tuple(
+            a.copy() if isinstance(a, np.ndarray) and versions.owner(a) is base else a
+            for a in saved
+        )
+
+
+def _no_output() -> None:
+    """What a node's output reference gives once its tensor moved on to an in-place node."""
+    return None
+
+
+def _take_over(t: Any, node: Any, op: str) -> None:
+    """`t` now stands for the result of `node` (the in-place change just recorded)."""
+    old = t.grad_fn
+    if old is not None:
+        old.output_name = t._name
+        old.output_ref = _no_output  # (its output, in pictures: the value before the change)
+        old.overwritten_by = node  # (what replaced its output in memory: versions.py says so)
+    node.output_ref = weakref.ref(t)
+    node.output_name = t._name
+    node.inplace = op
+    t.grad_fn = node
+    t.requires_grad = True
+
+
+def _rebase_views(root: Any) -> None:
+    """Every live view of `root` gets its node again, from root's new node (PyTorch does this
+    when the view is next used): the view ops of its chain, applied to root."""
+    alive = []
+    for ref in list(root._views or ()):  # (a copy: the replays below register views too)
+        view = ref()
+        if view is None or view._view_chain is None:
+            continue
+        alive.append(ref)
+        current = root
+        for op, params in view._view_chain:
+            current = op.apply(current, **params)
+        _move_node(view, current.grad_fn)
+    root._views = alive
+
+
+def _move_node(view: Any, node: Any) -> None:
+    if node is not None:
+        node.output_ref = weakref.ref(view)
+        node.output_name = view._name
+        view.grad_fn = node
+        view.requires_grad = True
+
+
+def settle_view(op: type, result: Any, inputs: tuple, params: dict) -> np.ndarray:
+    """For an op's result whose array views another: if it shares an input's memory, a view op
+    (`op.is_view`) makes it a view of that input's base (so in-place writes through it are
+    recorded against the base); any other op gets a copy, so that its result never shares an
+    input's memory. Returns the result's array."""
+    out = result._data
+    memory = versions.owner(out)
+    for t in inputs:
+        if versions.owner(t._data) is not memory:
+            continue
+        if not (op.is_view and t is inputs[0]):
+            out = result._data = out.copy()  # (a non-view op's result owns its memory)
+            return out
+        base = t._base if t._base is not None else t
+        result._base = base
+        chain = t._view_chain
+        result._view_chain = None if chain is None else (*chain, (op, params))
+        if base.grad_fn is not None or not base.requires_grad:  # (a leaf that requires grad
+            _register_view(base, result)  # cannot be changed in place with a graph: no rebase)
+        return out
+    return out
+
+
+def _register_view(base: Any, view: Any) -> None:
+    """Note `view` among `base`'s live views (for `_rebase_views`); dead entries are dropped
+    whenever the list has doubled, so a long-lived base viewed at every step stays small."""
+    views = base._views
+    if views is None:
+        base._views = [weakref.ref(view)]
         return
-    if t.requires_grad:
-        raise RuntimeError(
-            f"{op}: in-place change of the leaf{_label(t)} (shape {t._data.shape}), which "
-            "requires grad, outside no_grad(): the graph could not record it, and arrays "
-            "already saved for backward would no longer match. Update parameters inside "
-            "`with ta.no_grad():` (as an optimizer does), or compute a new tensor (w2 = w - 1)."
-        )
-    if isinstance(other, _tensor.Tensor) and other.requires_grad:
-        fix = instead or "x = x + value (or x += value, which does that)"
-        raise RuntimeError(
-            f"{op}: the value requires grad, but an in-place method records no graph, so its "
-            f"gradient would be lost. Write {fix}."
-        )
+    views.append(weakref.ref(view))
+    if len(views) >= 16 and not len(views) & (len(views) - 1):  # 16, 32, 64, ...: prune
+        views[:] = [ref for ref in views if ref() is not None]
 
 
-def _writable_data(t: Any, op: str) -> np.ndarray:
-    """The array an in-place op may write: `t.data`, or a private copy of it when it is
-    read-only for good. A ValueError if a live graph saved it (or memory it shares)."""
-    array = t._data
-    ops = saved_by(array)
-    if ops:
-        raise ValueError(
-            f"{op}: {_describe(t)} is read-only: it was saved for backward by "
-            f"{', '.join(dict.fromkeys(ops))}, so changing it now would silently change that "
-            "graph's gradients. Run backward() first (or drop the graph you no longer need: "
-            "del loss), then change it."
-        )
-    return array if array.flags.writeable else array.copy()
-
-
-def _fits(op: str, target: np.ndarray, value: np.ndarray) -> None:
-    try:
-        fits = np.broadcast_shapes(target.shape, value.shape) == target.shape
-    except ValueError:
-        fits = False
-    if not fits:
-        raise ValueError(
-            f"{op}: a value of shape {value.shape} does not fit a tensor of shape "
-            f"{target.shape}; in place, the value must broadcast to the tensor's shape "
-            "without enlarging it"
-        )
+def _operand(t: Any, value: Any, alpha: Any, op: str) -> Any:
+    """The other operand of an arithmetic in-place op as a tensor or number (`alpha * value`)."""
+    if not isinstance(value, (_tensor.Tensor, bool, int, float)):
+        value = _numeric(value, op)
+    if alpha is not None and alpha != 1:
+        value = value * alpha
+    return value
 
 
 class InPlaceMixin:
@@ -198,200 +333,154 @@ class InPlaceMixin:
 
     _data: Any = None
 
+    def _get_data(self) -> Any:
+        return _tensor.Tensor._make(self._data)
+
     def _set_data(self, value: Any) -> None:
-        self._data = value if self._data is None else _new_data(self, value)
-        self._exposed = True  # the caller may hold this array (saved.py locks it when saved)
+        self._data = _new_data(self, value)
 
     data = property(
-        operator.attrgetter("_data"),
+        _get_data,
         _set_data,
-        doc="The np.ndarray. Assigning converts it and keeps `.grad` in step (inplace.py).",
+        doc="A tensor sharing this one's memory, outside the graph (PyTorch's `.data`); "
+        "assigning replaces the memory. The ndarray itself is `.numpy()`.",
     )
 
     # ------------------------------------------------------------------ in-place ops
-    def _inplace(self, op: str, ufunc: np.ufunc, other: Any, alpha: Any = None) -> Any:
-        """The one place an arithmetic in-place op writes: `self.data = ufunc(self.data, v)`."""
-        _check_may_write(self, op, other)
-        if isinstance(other, (float, int)) and not isinstance(other, bool):
-            value = other  # a Python number stays one: NumPy then computes in the tensor's dtype
-        else:
-            value = _numeric(other, op)
-        if alpha is not None:
-            value = value * alpha
-        target = _writable_data(self, op)
-        if isinstance(value, np.ndarray):
-            _fits(op, target, value)
-        try:
-            ufunc(target, value, out=target, casting="same_kind")
-        except TypeError:
-            result = ufunc(np.ones(1, target.dtype), np.ones(1, np.asarray(value).dtype)).dtype
-            raise TypeError(
-                f"{op}: {ufunc.__name__} of a {target.dtype} tensor and a "
-                f"{np.asarray(value).dtype} value gives {result}, which cannot be written into "
-                f"the {target.dtype} tensor in place; compute a new tensor instead"
-            ) from None
-        self._data = target
-        self._exposed = True  # (it may be a new, writable copy)
-        return self
+    def add_(self, other: Any, *, alpha: Any = None) -> Any:
+        """`self += alpha * other` in place."""
+        value = _operand(self, other, alpha, "add_()")
+        return modify(self, "add_()", lambda t: t + value, value)
 
-    def _overwrite(self, op: str, value: Any) -> Any:
-        """`zero_`, `fill_` and `copy_` (casting like PyTorch's copy_)."""
-        _check_may_write(self, op, value)
-        return self._write(op, _numeric(value, op), casting="unsafe")
-
-    def _write(self, op: str, value: np.ndarray, casting: str) -> Any:
-        """The one place `_overwrite` and `_apply_` write `value` in, once checked."""
-        target = _writable_data(self, op)
-        _fits(op, target, value)
-        np.copyto(target, value, casting=casting)
-        self._data = target
-        self._exposed = True  # (it may be a new, writable copy)
-        return self
-
-    def _write_at(self, index: Any, value: Any) -> None:
-        """`t[index] = value` (tensor_methods.py checks grad mode first), by the same rule as the
-        in-place ops: an array a live graph saved is not written (a ValueError naming the op),
-        one that is read-only for good is replaced by a written copy."""
-        target = _writable_data(self, "item assignment")
-        target[index] = value
-        self._data = target
-        self._exposed = True  # (it may be a new, writable copy)
-
-    def _rebinds(self, other: Any) -> bool:
-        """True where `x op= y` must build a graph node (a new tensor) rather than write."""
-        if self.grad_fn is not None:
-            return True
-        return (
-            isinstance(other, _tensor.Tensor)
-            and other.requires_grad
-            and not self.requires_grad
-            and is_grad_enabled()
-        )
-
-    def __iadd__(self, other: Any) -> Any:
-        return self + other if self._rebinds(other) else self._inplace("add_()", np.add, other)
-
-    def __isub__(self, other: Any) -> Any:
-        if self._rebinds(other):
-            return self - other
-        return self._inplace("sub_()", np.subtract, other)
-
-    def __imul__(self, other: Any) -> Any:
-        if self._rebinds(other):
-            return self * other
-        return self._inplace("mul_()", np.multiply, other)
-
-    def __itruediv__(self, other: Any) -> Any:
-        if self._rebinds(other):
-            return self / other
-        return self._inplace("div_()", np.true_divide, other)
-
-    def __ipow__(self, other: Any) -> Any:
-        if self._rebinds(other):
-            return self**other
-        return self._inplace("pow_()", np.power, other)
-
-    def __imatmul__(self, other: Any) -> Any:
-        if self._rebinds(other):
-            return self @ other
-        # (without this method Python would rebind `w @= m` to a new tensor, losing the leaf)
-        raise RuntimeError(
-            f"@=: in-place matmul of {_describe(self)} is not supported (the shape may change), "
-            "as in PyTorch; write w = w @ m, or w.copy_(w @ m) under no_grad() to keep the leaf"
-        )
-
-    def add_(self, other: Any, alpha: Any = None) -> Any:
-        """`self += alpha * other` in place (under no_grad for a tensor that requires grad)."""
-        return self._inplace("add_()", np.add, other, alpha)
-
-    def sub_(self, other: Any, alpha: Any = None) -> Any:
+    def sub_(self, other: Any, *, alpha: Any = None) -> Any:
         """`self -= alpha * other` in place."""
-        return self._inplace("sub_()", np.subtract, other, alpha)
+        value = _operand(self, other, alpha, "sub_()")
+        return modify(self, "sub_()", lambda t: t - value, value)
 
     def mul_(self, other: Any) -> Any:
         """`self *= other` in place."""
-        return self._inplace("mul_()", np.multiply, other)
+        value = _operand(self, other, None, "mul_()")
+        return modify(self, "mul_()", lambda t: t * value, value)
 
-    def div_(self, other: Any) -> Any:
+    def div_(self, other: Any, *, rounding_mode: str | None = None) -> Any:
         """`self /= other` in place."""
-        return self._inplace("div_()", np.true_divide, other)
+        value = _operand(self, other, None, "div_()")
+        return modify(self, "div_()", lambda t: t.div(value, rounding_mode=rounding_mode), value)
+
+    def __ifloordiv__(self, other: Any) -> Any:
+        return modify(self, "floor_divide_()", lambda t: t // other, other)
+
+    def __imod__(self, other: Any) -> Any:
+        return modify(self, "remainder_()", lambda t: t % other, other)
+
+    def pow_(self, exponent: Any) -> Any:
+        """`self **= exponent` in place."""
+        value = _operand(self, exponent, None, "pow_()")
+        return modify(self, "pow_()", lambda t: t**value, value)
+
+    def __iadd__(self, other: Any) -> Any:
+        return self.add_(other)
+
+    def __isub__(self, other: Any) -> Any:
+        return self.sub_(other)
+
+    def __imul__(self, other: Any) -> Any:
+        return self.mul_(other)
+
+    def __itruediv__(self, other: Any) -> Any:
+        return self.div_(other)
+
+    def __ipow__(self, other: Any) -> Any:
+        return self.pow_(other)
+
+    def __imatmul__(self, other: Any) -> Any:
+        """`w @= m`: in place when the product keeps w's shape (as in PyTorch)."""
+        return modify(self, "@=", lambda t: t @ other, other)
 
     def zero_(self) -> Any:
         """Set every element to 0, in place."""
-        return self._overwrite("zero_()", 0)
+        return self.fill_(0)
 
     def fill_(self, value: Any) -> Any:
-        """Set every element to the number `value`, in place."""
+        """Set every element to `value` (a number or a 0-d tensor), in place."""
         if np.ndim(value) != 0:
-            raise ValueError(
+            raise ShapeError(
                 f"fill_(): the value must be a number or a 0-d tensor, got shape "
                 f"{np.shape(value)}; use copy_() to copy an array in"
             )
-        return self._overwrite("fill_()", value)
+        return self._fill_from("fill_()", value)
 
-    def copy_(self, source: Any) -> Any:
-        """Copy `source` (broadcast to this tensor's shape, cast to its dtype) in, in place."""
-        return self._overwrite("copy_()", source)
+    def copy_(self, src: Any, non_blocking: bool = False) -> Any:
+        """Copy `src` (broadcast to this tensor's shape, cast to its dtype) in, in place."""
+        return self._fill_from("copy_()", src)
 
-    def _apply_(self, op: str, fn: Any, *args: Any, instead: str) -> Any:
-        """The in-place forms of functions (`relu_`, `clamp_`, `masked_fill_`, ...):
-        `fn(self, *args)` computed as usual, recording nothing, then written in by `_write`
-        (a tensor of a graph is refused first, with `instead` as the fix)."""
-        _check_may_write(self, op, args[-1] if args else None, instead)
-        with no_grad():
-            value = fn(self, *args).data
-        if not np.can_cast(value.dtype, self._data.dtype, casting="same_kind"):
-            raise TypeError(
-                f"{op}: the result is {value.dtype}, which cannot be written into the "
-                f"{self._data.dtype} tensor in place; compute a new tensor instead ({instead})"
-            )
-        return self._write(op, value, casting="same_kind")
+    def _fill_from(self, op: str, src: Any) -> Any:
+        """`copy_` and the fills written with it, each under its own name."""
+        if not isinstance(src, _tensor.Tensor):
+            src = _tensor.Tensor._make(_numeric(src, op))
+        return modify(self, op, lambda t: ops.Copy.apply(t, src), src)
 
     def relu_(self) -> Any:
-        """max(x, 0) in place (for a tensor of a graph, write x = x.relu())."""
-        return self._apply_("relu_()", _tensor.Tensor.relu, instead="x = x.relu()")
+        """max(x, 0) in place."""
+        return modify(self, "relu_()", _tensor.Tensor.relu)
 
     def clamp_(self, min: Any = None, max: Any = None) -> Any:  # noqa: A002  (PyTorch's names)
-        """Clip to [min, max] in place (for a tensor of a graph, write x = x.clamp(...))."""
-        return self._apply_(
-            "clamp_()", _tensor.Tensor.clamp, min, max, instead="x = x.clamp(min, max)"
-        )
+        """Clip to [min, max] in place."""
+        return modify(self, "clamp_()", lambda t: t.clamp(min, max), _grad_operand(min, max))
+
+    def clamp_min_(self, min: Any) -> Any:  # noqa: A002
+        return self.clamp_(min=min)
+
+    def clamp_max_(self, max: Any) -> Any:  # noqa: A002
+        return self.clamp_(max=max)
 
     def masked_fill_(self, mask: Any, value: Any) -> Any:
-        """Write `value` where `mask` is True, in place (for a tensor of a graph, write
-        x = x.masked_fill(mask, value))."""
-        return self._apply_(
-            "masked_fill_()",
-            _tensor.Tensor.masked_fill,
-            mask,
-            value,
-            instead="x = x.masked_fill(mask, value)",
-        )
+        """Write `value` where `mask` is True, in place."""
+        return modify(self, "masked_fill_()", lambda t: t.masked_fill(mask, value), value)
 
     def exp_(self) -> Any:
-        """exp(x) in place (for a tensor of a graph, write x = x.exp())."""
-        return self._apply_("exp_()", _tensor.Tensor.exp, instead="x = x.exp()")
+        return modify(self, "exp_()", _tensor.Tensor.exp)
+
+    def log_(self) -> Any:
+        return modify(self, "log_()", _tensor.Tensor.log)
+
+    def sqrt_(self) -> Any:
+        return modify(self, "sqrt_()", _tensor.Tensor.sqrt)
+
+    def abs_(self) -> Any:
+        return modify(self, "abs_()", _tensor.Tensor.abs)
 
     def tanh_(self) -> Any:
-        """tanh(x) in place (for a tensor of a graph, write x = x.tanh())."""
-        return self._apply_("tanh_()", _tensor.Tensor.tanh, instead="x = x.tanh()")
+        return modify(self, "tanh_()", _tensor.Tensor.tanh)
 
     def sigmoid_(self) -> Any:
-        """sigmoid(x) in place (for a tensor of a graph, write x = x.sigmoid())."""
-        return self._apply_("sigmoid_()", _tensor.Tensor.sigmoid, instead="x = x.sigmoid()")
+        return modify(self, "sigmoid_()", _tensor.Tensor.sigmoid)
 
     def neg_(self) -> Any:
-        """-x in place (for a tensor of a graph, write x = -x)."""
-        return self._apply_("neg_()", _tensor.Tensor.neg, instead="x = -x")
+        return modify(self, "neg_()", _tensor.Tensor.neg)
 
-    def normal_(self, mean: float = 0.0, std: float = 1.0) -> Any:
-        """Fill with samples of N(mean, std^2) from the global generator, in place (PyTorch's
-        initialiser spelling: `w.normal_(0, 0.02)` under `no_grad`, or `nn.init.normal_`)."""
-        return self._overwrite("normal_()", get_rng().normal(mean, std, self.shape))
+    def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Any:
+        """Fill with samples of N(mean, std^2) from the global generator, in place."""
+        rng = get_rng() if generator is None else generator.rng
+        return self._fill_from("normal_()", rng.normal(mean, std, self.shape))
 
-    def uniform_(self, a: float = 0.0, b: float = 1.0) -> Any:
+    def uniform_(self, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Any:
         """Fill with samples of U(a, b) from the global generator, in place."""
-        return self._overwrite("uniform_()", get_rng().uniform(a, b, self.shape))
+        rng = get_rng() if generator is None else generator.rng
+        return self._fill_from("uniform_()", rng.uniform(a, b, self.shape))
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        """`t[index] = value`, as PyTorch: written into t's memory (and its views'), recorded
+        in the graph when t or the value requires grad (a slice: through the view, CopySlices;
+        a mask or an index array: IndexPut)."""
+        index = _tensor._plain_index(index)
+        if not isinstance(value, _tensor.Tensor):
+            value = _tensor.Tensor._make(_numeric(value, "item assignment"))
+        if ops.movement._is_basic(index):  # a slice: written through the view it names
+            self[index].copy_(value)
+        else:
+            put = ops.IndexPut.apply
+            modify(self, "item assignment", lambda t: put(t, value, index=index), value)
 
     # ---------------------------------------------------------------------- pickling
     def __getstate__(self) -> dict:
@@ -407,16 +496,20 @@ class InPlaceMixin:
             "data": self._data,
             "requires_grad": self.requires_grad,
             "name": self._name,
-            "grad": self._grad,
+            "grad": None if self._grad is None else self._grad._data,
         }
 
     def __setstate__(self, state: dict) -> None:
         # NumPy unpickles large arrays onto read-only bytes; a tensor must own writable memory
-        # (in-place updates, and the lock that makes saved arrays read-only and writable again).
         data, grad = state["data"], state["grad"]
-        self._data = data if data.flags.writeable and data.flags.owndata else data.copy()
-        if grad is not None and not (grad.flags.writeable and grad.flags.owndata):
-            grad = grad.copy()
+        self._data = data if data.flags.writeable else data.copy()
+        if grad is not None:
+            grad = _tensor.Tensor._make(grad if grad.flags.writeable else grad.copy())
         self._grad = grad
         self.requires_grad = bool(state["requires_grad"])
         self._name = state["name"]
+
+
+def _grad_operand(*values: Any) -> Any:
+    """The first of `values` that is a tensor requiring grad (clamp's bounds), else None."""
+    return next((v for v in values if isinstance(v, _tensor.Tensor) and v.requires_grad), None)

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from . import ops
+
 # ufunc -> the Tensor method that computes it (one input, or two for the binary ones).
 _UNARY = {
     np.exp: "exp",
@@ -58,7 +60,7 @@ def _tensor_class():
 def _data(value: Any) -> Any:
     Tensor = _tensor_class()
     if isinstance(value, Tensor):
-        return value.data
+        return value._data
     if isinstance(value, (list, tuple)):
         return type(value)(_data(v) for v in value)
     return value
@@ -105,46 +107,53 @@ def apply_ufunc(owner: Any, ufunc: np.ufunc, method: str, inputs: tuple, kwargs:
             if isinstance(a, Tensor):
                 return getattr(a, method_name)(b)
             # `ndarray + t`: the array is the left operand.
-            from .tensor import as_constant  # (checks the array holds real numbers)
+            from .dtypes import as_constant  # (checks the array holds real numbers)
 
             return getattr(as_constant(np.asarray(a)), method_name)(b)
     label = name if method == "__call__" else f"{name}.{method}"
     return _plain(label, getattr(ufunc, method), inputs, kwargs)
 
 
+# NumPy's reductions with NumPy's meaning (a value, never (values, indices); ddof=0), recorded
+# as the ops themselves: the Tensor methods of the same names mean what PyTorch means.
+def _reduce(name: str, op: Any, a: Any, axis: Any, keepdims: bool, extras: dict, **params: Any):
+    if any(v is not None and v is not np._NoValue for v in extras.values()):
+        return _plain(name, getattr(np, name), (a,), {"axis": axis, "keepdims": keepdims, **extras})
+    return op.apply(_as(a), axis=axis, keepdims=bool(keepdims), **params)
+
+
 def _sum(a, axis=None, dtype=None, out=None, keepdims=False, **kw):
-    _no_extras("sum", dtype=dtype, out=out, **kw)
-    return a.sum(axis=axis, keepdims=keepdims)
+    return _reduce("sum", ops.Sum, a, axis, keepdims, {"dtype": dtype, "out": out, **kw})
 
 
 def _mean(a, axis=None, dtype=None, out=None, keepdims=False, **kw):
-    _no_extras("mean", dtype=dtype, out=out, **kw)
-    return a.mean(axis=axis, keepdims=keepdims)
+    return _reduce("mean", ops.Mean, a, axis, keepdims, {"dtype": dtype, "out": out, **kw})
 
 
 def _max(a, axis=None, out=None, keepdims=False, **kw):
-    _no_extras("max", out=out, **kw)
-    return a.max(axis=axis, keepdims=keepdims)
+    return _reduce("max", ops.Max, a, axis, keepdims, {"out": out, **kw})
 
 
 def _min(a, axis=None, out=None, keepdims=False, **kw):
-    _no_extras("min", out=out, **kw)
-    return a.min(axis=axis, keepdims=keepdims)
+    return _reduce("min", ops.Min, a, axis, keepdims, {"out": out, **kw})
 
 
 def _var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw):
-    _no_extras("var", dtype=dtype, out=out, **kw)
-    return a.var(axis=axis, keepdims=keepdims, ddof=ddof)
+    if dtype is not None or out is not None or kw:
+        extras = {"dtype": dtype, "out": out, "ddof": ddof, **kw}
+        return _plain("var", np.var, (a,), {"axis": axis, "keepdims": keepdims, **extras})
+    return ops.Var.apply(_as(a), axis=axis, keepdims=bool(keepdims), ddof=ddof)
 
 
 def _std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw):
-    _no_extras("std", dtype=dtype, out=out, **kw)
-    return a.std(axis=axis, keepdims=keepdims, ddof=ddof)
+    if dtype is not None or out is not None or kw:
+        extras = {"dtype": dtype, "out": out, "ddof": ddof, **kw}
+        return _plain("std", np.std, (a,), {"axis": axis, "keepdims": keepdims, **extras})
+    return _var(a, axis, ddof=ddof, keepdims=keepdims).sqrt()
 
 
 def _prod(a, axis=None, dtype=None, out=None, keepdims=False, **kw):
-    _no_extras("prod", dtype=dtype, out=out, **kw)
-    return a.prod(axis=axis, keepdims=keepdims)
+    return _reduce("prod", ops.Prod, a, axis, keepdims, {"dtype": dtype, "out": out, **kw})
 
 
 def _no_extras(name: str, **extras: Any) -> None:

@@ -9,11 +9,10 @@ A step is a handful of NumPy calls over ALL the parameters at once, not a dozen 
 the parameters of a group that have a gradient are laid end to end in one flat array (`_Flat`),
 their gradients gathered with one `np.concatenate(out=)`, the update computed with in-place
 ufuncs on the flat arrays (the same elementwise formula, so the same bits as per parameter),
-and each parameter's slice copied back. The per-parameter buffers in `state` (`exp_avg`, ...)
-are views into the flat buffers. Arrays saved for backward are read-only while a graph holds
-them (e.g. after `backward(retain_graph=True)`): such a parameter gets a new array, so the saved
-one stays intact (and a later backward through that graph warns that its gradients are for the
-old values: PyTorch raises there); any other is updated in place.
+and each parameter's slice copied back into its own memory, an in-place write like PyTorch's:
+its version goes up, so a backward through a graph made before the step, which saved the old
+values, is refused (versions.py). The per-parameter buffers in `state` (`exp_avg`, ...) are
+views into the flat buffers.
 """
 
 from __future__ import annotations
@@ -26,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .saved import note_replaced
+from . import versions
 from .tensor import Tensor
 
 __all__ = [
@@ -154,7 +153,7 @@ class Optimizer:
                 if set_to_none or p.grad is None:
                     p.grad = None
                 else:
-                    p.grad = np.zeros_like(p.data)
+                    p.grad._data[...] = 0
 
     def step(self) -> None:
         """Update every parameter that has a gradient (those with `grad is None` are skipped)."""
@@ -162,16 +161,16 @@ class Optimizer:
             by_dtype: dict = {}
             for p in group["params"]:
                 if p.grad is not None:
-                    by_dtype.setdefault(p.data.dtype, []).append(p)
+                    by_dtype.setdefault(p._data.dtype, []).append(p)
             names = self._buffer_names(group)
             for dtype, params in by_dtype.items():
-                key = (names, *((id(p), p.data.shape) for p in params))
+                key = (names, *((id(p), p._data.shape) for p in params))
                 flat = self._flats.get((index, dtype))
                 if flat is None or flat.key != key:
                     flat = self._flats[(index, dtype)] = _Flat(params, key, self.state, names)
                 flat.gather()
                 self._update(flat, group)
-                flat.write_back(f"{type(self).__name__}.step()")
+                flat.write_back()
 
     def _buffer_names(self, group: dict) -> tuple:
         """Names of the per-parameter arrays in `state` (views into the `_Flat` buffers)."""
@@ -420,11 +419,11 @@ class _Flat:
 
     def __init__(self, params: list, key: tuple, state: dict, names: tuple) -> None:
         self.params, self.key, self.state = params, key, state
-        sizes = [p.data.size for p in params]
+        sizes = [p._data.size for p in params]
         ends = np.cumsum(sizes, dtype=np.int64)
         self.bounds = [(int(e - n), int(e)) for e, n in zip(ends, sizes)]
         self.sizes = np.asarray(sizes, dtype=np.int64)
-        total, dtype = int(ends[-1]), params[0].data.dtype
+        total, dtype = int(ends[-1]), params[0]._data.dtype
         self.data, self.grad, self.work = (np.empty(total, dtype) for _ in range(3))
         self._work2 = None
         self.fresh = []  # bounds of parameters that had no buffers yet
@@ -451,20 +450,14 @@ class _Flat:
         return self._work2
 
     def gather(self) -> None:
-        np.concatenate([p.grad.reshape(-1) for p in self.params], out=self.grad)
-        np.concatenate([p.data.reshape(-1) for p in self.params], out=self.data)
+        np.concatenate([p._grad._data.reshape(-1) for p in self.params], out=self.grad)
+        np.concatenate([p._data.reshape(-1) for p in self.params], out=self.data)
 
-    def write_back(self, step: str) -> None:
-        """Each parameter's new values into its array; `step` names the optimizer's step."""
-        replaced = []
+    def write_back(self) -> None:
+        """Each parameter's new values into its memory, an in-place write (versions.py)."""
         for p, new in zip(self.params, self.views):
-            if p.data.flags.writeable:
-                np.copyto(p.data, new)
-            else:  # a live graph holds the old array: leave it as it was saved
-                replaced.append((p.data, p.name))
-                p.data = new.copy()
-        if replaced:  # that graph's backward will say its gradients are for the old values
-            note_replaced(replaced, step)
+            np.copyto(p._data, new)
+            versions.bump(p._data)
 
     def take_fresh(self) -> list:
         fresh, self.fresh = self.fresh, []

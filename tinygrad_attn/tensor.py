@@ -1,9 +1,13 @@
 """Tensor: an ndarray, its gradient, and the node that made it.
 
-A `Tensor` holds `.data` (an `np.ndarray`), `.grad` (same shape and dtype, or None) and
-`.grad_fn` (the `Function` node that produced it; None for leaves). Every maths method is one
-line that hands the work to an op class (`def exp(self): return ops.Exp.apply(self)`), so "go to
-definition" on any method lands on the op's forward and backward.
+A `Tensor` holds its array (`._data`, an `np.ndarray`; `.numpy()` hands it out), `.grad` (a
+Tensor of the same shape and dtype, or None) and `.grad_fn` (the `Function` node that produced
+it; None for leaves). A view (a slice, a reshape, a transpose) shares its array's memory with
+the tensor it views, `._base`, and knows the view ops that lead there from it, `._view_chain`,
+so that an in-place write through it can be recorded against the base (inplace.py). Every
+maths method is one line that hands the work to an op class
+(`def exp(self): return ops.Exp.apply(self)`), so "go to definition" on any method lands on
+the op's forward and backward.
 
 This module must not contain derivative code (`ops/`) nor walk the graph (the engine). It looks
 op classes up through the `ops` module when a method runs, so the import cycle (ops subclass
@@ -21,54 +25,20 @@ from typing import Any
 import numpy as np
 
 from . import engine, ops
+from .dtypes import as_constant, float_operands, operands
+from .errors import DTypeError, ShapeError
+from .hooks import RemovableHandle
 from .inplace import InPlaceMixin, _array_from, _check_can_require_grad
 from .tensor_interop import InteropMixin
 from .tensor_methods import TensorMethods, check_device, resolve_axis, softmax_over_axes
-
-# Python-number constants, shared: `y * 0.5` in a loop makes one constant tensor, not one per
-# call. Their arrays are read-only from birth, so sharing them is safe.
-_constants: dict[tuple, Tensor] = {}
-
-
-def as_constant(value: Any, like: Tensor | None = None) -> Tensor:
-    """Wrap a Python number or ndarray as a constant tensor (no grad) for an op's input.
-
-    A Python scalar takes the float dtype of `like` (so `x * 2` keeps float32 float32, as
-    NumPy does with scalars); an ndarray keeps its dtype and is not copied.
-    """
-    if isinstance(value, (bool, int, float)):  # first: `x * 2.0` is the common case
-        dtype = like._data.dtype if like is not None else None
-        key = (value, type(value), dtype)
-        if not value or value != value:  # 0.0 == -0.0, nan != nan: key those by their text
-            key = (repr(value), type(value), dtype)
-        constant = _constants.get(key)
-        if constant is None:
-            array = np.asarray(
-                value, dtype=dtype if dtype is not None and dtype.kind == "f" else None
-            )
-            array.setflags(False)
-            if len(_constants) > 4096:  # many distinct numbers (a schedule): start afresh
-                _constants.clear()
-            constant = _constants[key] = Tensor._make(array)
-            constant._exposed = False  # the cache's own read-only array: nothing to lock
-        return constant
-    if isinstance(value, Tensor):
-        return value
-    if isinstance(value, np.ndarray):
-        if value.dtype.kind not in "fiub":
-            raise TypeError(
-                f"an operand of dtype {value.dtype} (an ndarray) is not real numbers: "
-                "tinygrad_attn computes with float, integer or bool arrays. Convert it first, "
-                "e.g. np.asarray(value, dtype=np.float32)."
-            )
-        return Tensor._make(value)
-    return Tensor._make(_array_from(value, None, copy=False))
+from .tensor_reduce import ReduceMethods
+from .tensor_shape import ShapeMethods
 
 
 class ReleasedTensor:
     """What a released graph keeps of an intermediate tensor: its metadata, not its array."""
 
-    data = None
+    data = _data = None
     requires_grad = True
     is_leaf = False
 
@@ -96,11 +66,11 @@ class ReleasedTensor:
         )
 
 
-class Tensor(InPlaceMixin, InteropMixin, TensorMethods):
+class Tensor(InPlaceMixin, InteropMixin, TensorMethods, ShapeMethods, ReduceMethods):
     """An n-dimensional array that records the ops applied to it, for reverse-mode autodiff.
 
-    Mixins: `.data` checks, in-place ops and pickling (inplace.py); repr, len, bool, item and
-    NumPy conversion (tensor_interop.py); PyTorch's spellings (tensor_methods.py)."""
+    Mixins: `.data`, in-place ops and pickling (inplace.py); repr, len, bool, item and NumPy
+    conversion (tensor_interop.py); PyTorch's spellings (tensor_methods.py)."""
 
     __hash__ = object.__hash__  # by identity (== is elementwise); C-level, cheap in dicts
 
@@ -110,7 +80,9 @@ class Tensor(InPlaceMixin, InteropMixin, TensorMethods):
     _grad = None
     _name = None
     _hooks = None
-    _exposed = True  # the user may hold this tensor's memory (False for an op's own result)
+    _base = None  # the tensor whose memory this view shares (None: not a view)
+    _view_chain = ()  # the view ops from `_base` to here ((op class, params), ...); None: detach
+    _views = None  # weak references to this tensor's views (re-derived after an in-place write)
     __array_priority__ = 1000  # so `ndarray + Tensor` calls Tensor.__radd__
 
     def __init__(
@@ -122,9 +94,9 @@ class Tensor(InPlaceMixin, InteropMixin, TensorMethods):
         device: Any = None,
     ) -> None:
         check_device(device)
-        self.data = _array_from(data, dtype, copy=True)
+        self._data = _array_from(data, dtype, copy=True)
         if requires_grad:
-            _check_can_require_grad(self.data.dtype, "Tensor(requires_grad=True)")
+            _check_can_require_grad(self._data.dtype, "Tensor(requires_grad=True)")
         self.requires_grad = bool(requires_grad)
         self.grad_fn = None
         self._grad = None
@@ -135,13 +107,14 @@ class Tensor(InPlaceMixin, InteropMixin, TensorMethods):
     def _make(cls, array: np.ndarray) -> Tensor:
         """Wrap an ndarray without copying or checking (ops' outputs, constants)."""
         tensor = cls.__new__(cls)
-        tensor._data = array  # (`.data` is a property: assigning it checks the value)
+        tensor._data = array  # (`.data` is a property: a tensor sharing this array)
         return tensor
 
     # ----------------------------------------------------------------- properties
     @property
-    def grad(self) -> np.ndarray | None:
-        """The accumulated gradient (leaves, and non-leaves that called `retain_grad()`)."""
+    def grad(self) -> Tensor | None:
+        """The accumulated gradient, a Tensor (leaves, and non-leaves that called
+        `retain_grad()`); `.grad.numpy()` is its array."""
         node = self.grad_fn
         if node is not None and not node.retains_output_grad and "_warned" not in vars(node):
             node._warned = True  # once per tensor: a training loop must not flood the output
@@ -160,15 +133,20 @@ class Tensor(InPlaceMixin, InteropMixin, TensorMethods):
     @grad.setter
     def grad(self, value: Any) -> None:
         if value is not None:
-            value = np.asarray(value)
-            if value.dtype.kind not in "fiub":  # complex, text, objects: not a real gradient
-                raise TypeError(f"assigning .grad: dtype {value.dtype} is not real numbers")
-            if value.shape != self.data.shape:
-                raise ValueError(
-                    f"assigning .grad: shape {value.shape} does not match the tensor's shape "
-                    f"{self.data.shape}"
+            array = value._data if isinstance(value, Tensor) else np.asarray(value)
+            if array.dtype.kind not in "fiub":  # complex, text, objects: not a real gradient
+                raise TypeError(f"assigning .grad: dtype {array.dtype} is not real numbers")
+            if array.shape != self._data.shape:
+                raise ShapeError(
+                    f"assigning .grad: shape {array.shape} does not match the tensor's shape "
+                    f"{self._data.shape}; the gradient has the tensor's shape"
                 )
-            value = value.astype(self.data.dtype, copy=False)
+            if array.dtype != self._data.dtype:
+                raise DTypeError(
+                    f"assigning .grad: dtype {array.dtype} does not match the tensor's dtype "
+                    f"{self._data.dtype}; convert it first (g.to({self._data.dtype}))"
+                )
+            value = value if isinstance(value, Tensor) else Tensor._make(array)
         self._grad = value
 
     @property
@@ -194,16 +172,22 @@ class Tensor(InPlaceMixin, InteropMixin, TensorMethods):
 
     @property
     def shape(self) -> tuple:
-        return self.data.shape
+        return self._data.shape
 
     @property
     def dtype(self) -> np.dtype:
-        return self.data.dtype
+        return self._data.dtype
 
     # ----------------------------------------------------------- autograd hooks
-    def backward(self, gradient: Any = None, retain_graph: bool = False) -> None:
+    def backward(
+        self, gradient: Any = None, retain_graph: bool | None = None, create_graph: bool = False
+    ) -> None:
         """Reverse-mode pass from this tensor: fills `.grad` of the leaves that require grad."""
-        collections.deque(engine.backward_steps(self, gradient, retain_graph), maxlen=0)
+        if create_graph:
+            raise NotImplementedError(
+                "backward(create_graph=True): higher-order gradients are not built yet"
+            )
+        collections.deque(engine.backward_steps(self, gradient, bool(retain_graph)), maxlen=0)
 
     def backward_steps(
         self, gradient: Any = None, retain_graph: bool = False
@@ -213,13 +197,16 @@ class Tensor(InPlaceMixin, InteropMixin, TensorMethods):
             yield engine.BackwardStep((index, *step))  # (the one loop, each step numbered)
 
     def detach(self) -> Tensor:
-        """A new leaf that shares this tensor's data and takes no gradient."""
-        return Tensor._make(self.data)
+        """A new leaf that shares this tensor's memory (and its version) and takes no
+        gradient."""
+        out = Tensor._make(self._data)
+        out._base, out._view_chain = self._base if self._base is not None else self, None
+        return out
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set `requires_grad` on a leaf, in place; returns self."""
         if requires_grad:
-            _check_can_require_grad(self.data.dtype, "requires_grad_()")
+            _check_can_require_grad(self._data.dtype, "requires_grad_()")
         elif self.grad_fn is not None:
             raise RuntimeError(
                 f"requires_grad_(False) on a non-leaf tensor (made by {self.grad_fn.name}); "
@@ -228,18 +215,17 @@ class Tensor(InPlaceMixin, InteropMixin, TensorMethods):
         self.requires_grad = bool(requires_grad)
         return self
 
-    def retain_grad(self) -> Tensor:
+    def retain_grad(self) -> None:
         """Keep `.grad` on this non-leaf tensor after backward (leaves always keep it)."""
         if self.grad_fn is not None:
             self.grad_fn.retains_output_grad = True
             self.grad_fn.watched = True
         elif not self.requires_grad:
             raise RuntimeError("retain_grad() on a tensor that does not require grad")
-        return self
 
-    def register_hook(self, hook: Callable[[np.ndarray], np.ndarray | None]) -> Callable[[], None]:
-        """Call `hook(grad)` when this tensor's gradient is computed; a returned array
-        replaces the gradient. Returns a function that removes the hook."""
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
+        """Call `hook(grad)` (a Tensor) when this tensor's gradient is computed; a returned
+        Tensor replaces the gradient. Returns a handle whose `remove()` removes the hook."""
         if not self.requires_grad:
             raise RuntimeError(
                 "register_hook() on a tensor that does not require grad: no gradient will "
@@ -259,53 +245,46 @@ class Tensor(InPlaceMixin, InteropMixin, TensorMethods):
             def remove() -> None:
                 self._hooks = tuple(h for h in self._hooks if h is not hook)
 
-        return remove
+        return RemovableHandle(remove)
 
     # ------------------------------------------------------------------ operators
-    def _operand(self, other: Any) -> Tensor:
-        if other.__class__ is Tensor:
-            return other
-        if other.__class__ is float:  # `x * 0.5`: the cached constant (zero and nan are keyed
-            constant = _constants.get((other, float, self._data.dtype))  # by text: never here)
-            if constant is not None:
-                return constant
-        return as_constant(other, like=self)
-
+    # Both operands come through `operands` (dtypes.py): PyTorch's type promotion, Python
+    # numbers made constant tensors of the result's dtype.
     def __add__(self, other: Any) -> Tensor:
-        return ops.Add.apply(self, self._operand(other))
+        return ops.Add.apply(*operands(self, other))
 
     def __radd__(self, other: Any) -> Tensor:
-        return ops.Add.apply(self._operand(other), self)
+        return ops.Add.apply(*operands(other, self))
 
     def __sub__(self, other: Any) -> Tensor:
-        return ops.Sub.apply(self, self._operand(other))
+        return ops.Sub.apply(*operands(self, other))
 
     def __rsub__(self, other: Any) -> Tensor:
-        return ops.Sub.apply(self._operand(other), self)
+        return ops.Sub.apply(*operands(other, self))
 
     def __mul__(self, other: Any) -> Tensor:
-        return ops.Mul.apply(self, self._operand(other))
+        return ops.Mul.apply(*operands(self, other))
 
     def __rmul__(self, other: Any) -> Tensor:
-        return ops.Mul.apply(self._operand(other), self)
+        return ops.Mul.apply(*operands(other, self))
 
     def __truediv__(self, other: Any) -> Tensor:
-        return ops.Div.apply(self, self._operand(other))
+        return ops.Div.apply(*float_operands(self, other))
 
     def __rtruediv__(self, other: Any) -> Tensor:
-        return ops.Div.apply(self._operand(other), self)
+        return ops.Div.apply(*float_operands(other, self))
 
     def __pow__(self, exponent: Any) -> Tensor:
-        return ops.Pow.apply(self, self._operand(exponent))
+        return ops.Pow.apply(*operands(self, exponent))
 
     def __rpow__(self, base: Any) -> Tensor:
-        return ops.Pow.apply(self._operand(base), self)
+        return ops.Pow.apply(*operands(base, self))
 
     def __matmul__(self, other: Any) -> Tensor:
-        return ops.MatMul.apply(self, self._operand(other))
+        return ops.MatMul.apply(*operands(self, other))
 
     def __rmatmul__(self, other: Any) -> Tensor:
-        return ops.MatMul.apply(self._operand(other), self)
+        return ops.MatMul.apply(*operands(other, self))
 
     def __neg__(self) -> Tensor:
         return ops.Neg.apply(self)
@@ -384,7 +363,7 @@ class Tensor(InPlaceMixin, InteropMixin, TensorMethods):
 
     # ---------------------------------------------------------- attention blocks
     def matmul(self, other: Any) -> Tensor:
-        return ops.MatMul.apply(self, self._operand(other))
+        return ops.MatMul.apply(*operands(self, other))
 
     def softmax(self, axis: Any = None, *, dim: Any = None) -> Tensor:
         axis, _ = resolve_axis("softmax", axis, None, dim)
@@ -409,7 +388,7 @@ class Tensor(InPlaceMixin, InteropMixin, TensorMethods):
 def _plain_index(index: Any) -> Any:
     """Replace Tensors inside an index by their arrays (integer-array indexing)."""
     if isinstance(index, Tensor):
-        return index.data
+        return index._data
     if isinstance(index, tuple):
-        return tuple(i.data if isinstance(i, Tensor) else i for i in index)
+        return tuple(i._data if isinstance(i, Tensor) else i for i in index)
     return index

@@ -19,24 +19,24 @@ from .state import get_default_dtype
 
 
 class InteropMixin:
-    """`Tensor`'s Python and NumPy conversions (the tensor's array is `self.data`)."""
+    """`Tensor`'s Python and NumPy conversions (the tensor's array is `self._data`)."""
 
     def __len__(self) -> int:
-        if self.data.ndim == 0:
+        if self._data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
-        return len(self.data)
+        return len(self._data)
 
     def __bool__(self) -> bool:
-        if self.data.size != 1:
+        if self._data.size != 1:
             raise ValueError(
                 f"The truth value of a tensor of shape {self.shape} is ambiguous; use "
                 ".any() / .all() on .data, or compare one element with .item()"
             )
-        return bool(self.data)
+        return bool(self._data)
 
     @property
     def ndim(self) -> int:
-        return self.data.ndim
+        return self._data.ndim
 
     @property
     def T(self) -> Any:
@@ -45,20 +45,35 @@ class InteropMixin:
 
     def numpy(self) -> np.ndarray:
         """The underlying array (not a copy)."""
-        return self.data
+        return self._data
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        return self.data if dtype is None else self.data.astype(dtype, copy=False)
+        return self._data if dtype is None else self._data.astype(dtype, copy=False)
+
+    def __format__(self, spec: str) -> str:
+        """A 0-d tensor formats as its number (`f"{loss:.4f}"`), as in PyTorch."""
+        if self._data.ndim == 0:
+            return format(self._data.item(), spec)
+        return object.__format__(self, spec)
+
+    def __index__(self) -> int:
+        """A one-element integer tensor as an index (`range(t)`, `items[t]`), as in PyTorch."""
+        if self._data.size != 1 or self._data.dtype.kind not in "iu":
+            raise TypeError(
+                f"only integer tensors of a single element can be converted to an index; this "
+                f"one has shape {self.shape} and dtype {self.dtype}"
+            )
+        return int(self._data.reshape(()))
 
     def item(self) -> float | int | bool:
         """The value of a one-element tensor as a Python number."""
-        if self.data.size != 1:
+        if self._data.size != 1:
             raise ValueError(
                 f"item(): only a one-element tensor can be converted to a Python number, but "
-                f"this one has shape {self.shape} ({self.data.size} elements). Index it first "
+                f"this one has shape {self.shape} ({self._data.size} elements). Index it first "
                 "(t[i].item()) or use .numpy()."
             )
-        return self.data.item()
+        return self._data.item()
 
     def new_zeros(self, *size: Any, dtype: Any = None, requires_grad: bool = False) -> Any:
         """A new leaf of zeros of shape `size`, with this tensor's dtype (unless `dtype`)."""
@@ -72,22 +87,23 @@ class InteropMixin:
         return self.new_full(_shape(size), 0, dtype=dtype, requires_grad=requires_grad)
 
     def new_full(self, size: Any, fill_value: Any, dtype: Any = None, requires_grad=False) -> Any:
-        data = np.full(tuple(size), fill_value, dtype=self.data.dtype if dtype is None else dtype)
+        data = np.full(tuple(size), fill_value, dtype=self._data.dtype if dtype is None else dtype)
         return _tensor.Tensor(data, requires_grad=requires_grad)
 
     def new_tensor(self, data: Any, dtype: Any = None, requires_grad: bool = False) -> Any:
         """A new leaf holding a copy of `data`, with this tensor's dtype (unless `dtype`)."""
-        dtype = self.data.dtype if dtype is None else dtype
+        dtype = self._data.dtype if dtype is None else dtype
         return _tensor.Tensor(
-            np.array(getattr(data, "data", data), dtype=dtype), requires_grad=requires_grad
+            np.array(data._data if isinstance(data, _tensor.Tensor) else data, dtype=dtype),
+            requires_grad=requires_grad,
         )
 
     def __repr__(self) -> str:
-        body = np.array2string(self.data, precision=4, separator=", ", threshold=64)
+        body = np.array2string(self._data, precision=4, separator=", ", threshold=64)
         body = body.replace("\n", "\n       ")
         extras = []
-        if self.data.dtype != get_default_dtype():
-            extras.append(f"dtype={self.data.dtype}")
+        if self._data.dtype != get_default_dtype():
+            extras.append(f"dtype={self._data.dtype}")
         if self.grad_fn is not None:
             extras.append(f"grad_fn=<{self.grad_fn.name}>")
         elif self.requires_grad:
@@ -98,24 +114,24 @@ class InteropMixin:
 
     # Comparisons give bool tensors and take no part in the graph.
     def __lt__(self, other: Any) -> Any:
-        return _tensor.Tensor._make(ops.elementwise.compare("<", np.less, self.data, other))
+        return _tensor.Tensor._make(ops.elementwise.compare("<", np.less, self._data, other))
 
     def __le__(self, other: Any) -> Any:
-        return _tensor.Tensor._make(ops.elementwise.compare("<=", np.less_equal, self.data, other))
+        return _tensor.Tensor._make(ops.elementwise.compare("<=", np.less_equal, self._data, other))
 
     def __gt__(self, other: Any) -> Any:
-        return _tensor.Tensor._make(ops.elementwise.compare(">", np.greater, self.data, other))
+        return _tensor.Tensor._make(ops.elementwise.compare(">", np.greater, self._data, other))
 
     def __ge__(self, other: Any) -> Any:
         return _tensor.Tensor._make(
-            ops.elementwise.compare(">=", np.greater_equal, self.data, other)
+            ops.elementwise.compare(">=", np.greater_equal, self._data, other)
         )
 
     def __eq__(self, other: Any) -> Any:  # type: ignore[override]
-        return _tensor.Tensor._make(ops.elementwise.compare("==", np.equal, self.data, other))
+        return _tensor.Tensor._make(ops.elementwise.compare("==", np.equal, self._data, other))
 
     def __ne__(self, other: Any) -> Any:  # type: ignore[override]
-        return _tensor.Tensor._make(ops.elementwise.compare("!=", np.not_equal, self.data, other))
+        return _tensor.Tensor._make(ops.elementwise.compare("!=", np.not_equal, self._data, other))
 
 
 def _shape(size: tuple) -> tuple:

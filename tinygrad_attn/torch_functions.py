@@ -17,7 +17,8 @@ from . import functional_more, ops
 from .functional import _tensor
 from .state import get_default_dtype, get_rng
 from .tensor import Tensor
-from .tensor_methods import ValuesIndices, check_device
+from .tensor_methods import check_device
+from .tensor_reduce import ValuesIndices
 
 __all__ = [
     "abs", "addmm", "allclose", "amax", "amin", "argmax", "argmin", "argsort", "bmm",
@@ -114,15 +115,15 @@ def masked_fill(input: Any, mask: Any, value: Any) -> Tensor:
 
 def isnan(input: Any) -> Tensor:
     """True where the input is NaN (a bool tensor, no gradient)."""
-    return Tensor(np.isnan(_input(input, "isnan").data))
+    return Tensor(np.isnan(_input(input, "isnan")._data))
 
 
 def isinf(input: Any) -> Tensor:
-    return Tensor(np.isinf(_input(input, "isinf").data))
+    return Tensor(np.isinf(_input(input, "isinf")._data))
 
 
 def isfinite(input: Any) -> Tensor:
-    return Tensor(np.isfinite(_input(input, "isfinite").data))
+    return Tensor(np.isfinite(_input(input, "isfinite")._data))
 
 
 # ------------------------------------------------------------------------- reductions
@@ -213,7 +214,7 @@ def sort(input: Any, dim: int = -1, descending: bool = False) -> ValuesIndices:
 
 
 def argsort(input: Any, dim: int = -1, descending: bool = False) -> Tensor:
-    data = _input(input, "argsort").data
+    data = _input(input, "argsort")._data
     order = np.argsort(-data if descending else data, axis=dim, kind="stable")
     return Tensor(order.astype(np.int64))
 
@@ -390,11 +391,11 @@ def numel(input: Any) -> int:
 
 def allclose(input: Any, other: Any, rtol: float = 1e-5, atol: float = 1e-8, equal_nan=False):
     """Whether the values are close (a Python bool, as `torch.allclose`)."""
-    a, b = _input(input, "allclose").data, _input(other, "allclose").data
+    a, b = _input(input, "allclose")._data, _input(other, "allclose")._data
     return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def equal(input: Any, other: Any) -> bool:
     """Whether the two have the same shape and the same values (a Python bool)."""
-    a, b = _input(input, "equal").data, _input(other, "equal").data
+    a, b = _input(input, "equal")._data, _input(other, "equal")._data
     return a.shape == b.shape and bool((a == b).all())

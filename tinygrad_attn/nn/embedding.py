@@ -38,7 +38,7 @@ class Embedding(Module):
         self.weight = from_numpy(table.astype(get_default_dtype()), requires_grad=True)  # (N, D)
 
     def forward(self, indices: Any) -> Tensor:
-        ids = np.asarray(indices.data if isinstance(indices, Tensor) else indices)
+        ids = np.asarray(indices._data if isinstance(indices, Tensor) else indices)
         if ids.dtype.kind not in "iu":
             raise TypeError(
                 f"{self._label()}: indices must be integers, got dtype {ids.dtype}; pass token "

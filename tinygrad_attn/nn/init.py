@@ -34,8 +34,8 @@ def _write(tensor: Tensor, values: np.ndarray | float, fn: str) -> Tensor:
         raise TypeError(f"nn.init.{fn}: expected a Tensor, got {type(tensor).__name__}")
     if tensor.dtype.kind != "f":
         raise TypeError(f"nn.init.{fn}: expected a float tensor, got dtype {tensor.dtype}")
-    if tensor.data.flags.writeable:
-        tensor.data[...] = values
+    if tensor._data.flags.writeable:
+        tensor._data[...] = values
     else:
         tensor.data = np.broadcast_to(np.asarray(values, dtype=tensor.dtype), tensor.shape).copy()
     return tensor

@@ -54,7 +54,7 @@ class Parameter(Tensor):
     def __init__(self, data: Any = None, requires_grad: bool = True) -> None:
         if data is None:
             data = np.empty(0, dtype=np.float32)
-        super().__init__(data.data if isinstance(data, Tensor) else data, requires_grad)
+        super().__init__(data._data if isinstance(data, Tensor) else data, requires_grad)
 
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
@@ -323,7 +323,7 @@ class Module:
             dtype = np.dtype(dtype)
             for tensor in list(self.parameters()) + list(self.buffers()):
                 if tensor.dtype.kind == "f" and tensor.dtype != dtype:
-                    tensor.data = tensor.data.astype(dtype)
+                    tensor.data = tensor._data.astype(dtype)
                     tensor.grad = None
         return self
 
@@ -345,11 +345,11 @@ class Module:
             for name in module._parameter_names:
                 param = getattr(module, name)
                 if param is not None:
-                    state[_join(path, name)] = param.data.copy()
+                    state[_join(path, name)] = param._data.copy()
             for name in module._buffer_names:
                 buffer = getattr(module, name)
                 if buffer is not None and name not in module._non_persistent:
-                    state[_join(path, name)] = buffer.data.copy()
+                    state[_join(path, name)] = buffer._data.copy()
         return state
 
     def _state_tensors(self) -> dict[str, Tensor]:
@@ -418,7 +418,7 @@ class Module:
 def _loadable(value: Any, target: Tensor) -> tuple[Any, str | None]:
     """(array, None) if `value` can be loaded into `target`, else (None, what is wrong)."""
     if isinstance(value, Tensor):
-        value = value.data
+        value = value._data
     try:
         array = np.asarray(value)
     except (ValueError, TypeError) as err:

@@ -120,7 +120,7 @@ class MultiheadAttention(Module):
         for mask, shape in ((attn_mask, None), (padding, (n, 1, 1, source))):
             if mask is None:
                 continue
-            mask = np.asarray(mask.data if isinstance(mask, Tensor) else mask)
+            mask = np.asarray(mask._data if isinstance(mask, Tensor) else mask)
             if shape is None:  # attn_mask
                 shape = (length, source) if mask.ndim == 2 else (n, h, length, source)
             mask = mask.reshape(shape)

@@ -13,6 +13,7 @@ from .elementwise import (
     Abs,
     Add,
     Div,
+    DivRounded,
     Erf,
     Exp,
     Log,
@@ -20,6 +21,7 @@ from .elementwise import (
     Neg,
     Pow,
     Relu,
+    Remainder,
     Sigmoid,
     Sqrt,
     Sub,
@@ -32,6 +34,7 @@ from .reduce_more import Cumsum, Min, Norm, Prod
 from .shape import BroadcastTo, Cast, Clone, Flip, Pad, Roll, Tile
 from .softmax import LogSoftmax, Softmax
 from .unary import Clip, Cos, Elu, Expm1, LeakyRelu, Log1p, Maximum, Minimum, Sin, Softplus
+from .writes import Copy, CopySlices, IndexPut
 
 __all__ = [
     "Abs",
@@ -41,15 +44,19 @@ __all__ = [
     "Clip",
     "Clone",
     "Concatenate",
+    "Copy",
+    "CopySlices",
     "Cos",
     "Cumsum",
     "Div",
+    "DivRounded",
     "Elu",
     "Erf",
     "Exp",
     "Expm1",
     "Flip",
     "GetItem",
+    "IndexPut",
     "LeakyRelu",
     "Log",
     "Log1p",
@@ -69,6 +76,7 @@ __all__ = [
     "Norm",
     "Prod",
     "Relu",
+    "Remainder",
     "Reshape",
     "Roll",
     "ScaledDotProductAttention",

@@ -68,7 +68,8 @@ class Mul(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        needs = ctx.needs_input_grad  # (each operand is saved for the other's gradient)
+        ctx.save_for_backward(a if needs[1] else None, b if needs[0] else None)
         return a * b
 
     @staticmethod
@@ -95,6 +96,51 @@ class Div(Function):
         grad_a = grad_out / b if ctx.needs_input_grad[0] else None
         grad_b = -grad_out * a / (b * b) if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
+
+
+class DivRounded(Function):
+    """out = a / b rounded down (mode "floor": `//`) or toward zero ("trunc");  da = db = 0
+    (the result is a step function of a and b, as PyTorch's div with a rounding_mode)"""
+
+    @staticmethod
+    def forward(ctx, a, b, mode):
+        if mode not in ("floor", "trunc"):
+            raise ValueError(f"div: rounding_mode must be None, 'trunc' or 'floor', got {mode!r}")
+        ctx.mode = mode
+        if a.dtype.kind in "iub" and b.dtype.kind in "iub":
+            with np.errstate(divide="raise"):
+                try:
+                    out = np.floor_divide(a, b)
+                except FloatingPointError:
+                    raise ZeroDivisionError("div: integer division by zero") from None
+            if mode == "trunc":  # floor and trunc differ where the signs differ
+                out = out + ((out < 0) & (out * b != a))
+            return out
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.floor_divide(a, b) if mode == "floor" else np.trunc(a / b)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        zero = np.zeros_like(grad_out)
+        return zero, zero
+
+
+class Remainder(Function):
+    """out = a - floor(a / b) * b (the sign of b, as Python's % and PyTorch's remainder);
+    da = dout,  db = -dout * floor(a / b)"""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        needs = ctx.needs_input_grad
+        ctx.save_for_backward(a if needs[1] else None, b if needs[1] else None)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.remainder(a, b)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        a, b = ctx.saved_tensors
+        grad_b = -grad_out * np.floor_divide(a, b) if ctx.needs_input_grad[1] else None
+        return grad_out, grad_b
 
 
 class Neg(Function):

@@ -36,7 +36,7 @@ def _rows(a: np.ndarray) -> np.ndarray:
 def _fold(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a @ b; a stack of rows times one matrix runs as a single 2-D GEMM."""
     if a.ndim > 2 and b.ndim == 2 and a.size > a.shape[-1] * a.shape[-2]:  # (not one matrix)
-        # (into an array of the result's shape, not a view of one: see saved.settle_view)
+        # (into an array of the result's shape, not a view of one: a view would be copied)
         out = np.empty((*a.shape[:-1], b.shape[-1]), np.result_type(a, b))
         np.matmul(_rows(a), b, out=_rows(out))
         return out
@@ -56,7 +56,11 @@ class MatMul(Function):
                 f"MatMul: the batch axes of {a.shape} @ {b.shape} (all but the last two) do "
                 "not broadcast; they must be equal or 1"
             ) from None
-        ctx.save_for_backward(a, b)
+        needs = ctx.needs_input_grad  # (each operand is saved for the other's gradient)
+        ctx.save_for_backward(
+            a if needs[1] else np.broadcast_to(a.dtype.type(0), a.shape),
+            b if needs[0] else np.broadcast_to(b.dtype.type(0), b.shape),
+        )  # (a stand-in of the right shape, no memory, for the operand that is not needed)
         return out
 
     @staticmethod

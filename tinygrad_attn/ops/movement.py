@@ -16,6 +16,8 @@ from ._util import broadcast_shape, normalize_axis, select
 class Reshape(Function):
     """out = a.reshape(shape);  da = dout.reshape(a.shape)  (also unsqueeze and squeeze)"""
 
+    is_view = True  # when the strides allow; otherwise NumPy copies and the result is its own
+
     @staticmethod
     def forward(ctx, a, shape):
         ctx.input_shape = a.shape
@@ -99,6 +101,8 @@ def tensor_sequence(tensors, fn: str) -> tuple:
 class Transpose(Function):
     """out = a.transpose(axes);  da = dout.transpose(inverse of axes)"""
 
+    is_view = True
+
     @staticmethod
     def forward(ctx, a, axes=None):
         axes = tuple(range(a.ndim))[::-1] if axes is None else tuple(axes)
@@ -126,11 +130,16 @@ def _is_basic(index) -> bool:
 class GetItem(Function):
     """out = a[index];  da = zeros like a with dout added at index (repeats accumulate)"""
 
+    is_view = True  # basic indexing (ints, slices) gives a view; integer arrays a copy
+
     @staticmethod
     def forward(ctx, a, index):
         ctx.input_shape = a.shape
         ctx.input_dtype = a.dtype
         ctx.index = index = _owned(index)
+        parts = index if isinstance(index, tuple) else (index,)
+        if _is_basic(index) and not any(p is Ellipsis for p in parts):
+            index = (*parts, ...)  # (a trailing ...: a[0] is then a 0-d view, not a scalar)
         try:
             return a[index]
         except IndexError as err:

@@ -13,16 +13,15 @@ from ._util import normalize_axes
 
 
 class Cast(Function):
-    """out = a.astype(dtype) (float to float);  da = dout.astype(a.dtype)"""
+    """out = a.astype(dtype);  da = dout (the engine casts it to a's dtype)"""
 
     @staticmethod
     def forward(ctx, a, dtype):
-        ctx.dtype = a.dtype
         return a.astype(dtype)
 
     @staticmethod
     def backward(ctx, grad_out):
-        return (grad_out.astype(ctx.dtype),)
+        return (grad_out,)
 
 
 class Clone(Function):
@@ -39,6 +38,8 @@ class Clone(Function):
 
 class BroadcastTo(Function):
     """out = broadcast_to(a, shape);  da = dout (the engine sums it back over the new axes)"""
+
+    is_view = True  # (a read-only view: its elements share memory)
 
     @staticmethod
     def forward(ctx, a, shape):

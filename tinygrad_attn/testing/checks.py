@@ -149,8 +149,8 @@ def check_gradients(
 def _forward_problem(fn: Callable, made: list, reference: Callable, params: dict) -> str | None:
     """How the forward disagrees with the NumPy reference, or None when it agrees."""
     out = fn(*made)
-    got = out.data if isinstance(out, Tensor) else np.asarray(out)
-    arrays = [v.data if isinstance(v, Tensor) else v for v in made]
+    got = out._data if isinstance(out, Tensor) else np.asarray(out)
+    arrays = [v._data if isinstance(v, Tensor) else v for v in made]
     expected = np.asarray(reference(*arrays, **params))
     if got.shape != expected.shape:
         return f"the forward gives shape {got.shape}, the reference {expected.shape}"

@@ -36,7 +36,7 @@ def _check_sample(sample: Any, row: _OpRow) -> None:
     try:
         out = sample.call(*sample.inputs())
         expected = sample.reference()
-        if out.shape != expected.shape or not np.allclose(out.data, expected, 1e-7, 1e-10):
+        if out.shape != expected.shape or not np.allclose(out._data, expected, 1e-7, 1e-10):
             row.failed += 1
             row.reports.append(
                 f"{sample.id}: the forward disagrees with the NumPy reference (shape "

@@ -292,7 +292,7 @@ class _Drawer:
 
     def tensor_label(self, record: TensorRecord) -> str:
         if record.kind == "constant":
-            value = describe_array(record.tensor.data, self.options.max_elements)
+            value = describe_array(record.tensor._data, self.options.max_elements)
             return _table([_row(value, _SMALL)])
         rows = []
         if record.name:
@@ -435,8 +435,8 @@ def _values_of(record: TensorRecord) -> tuple:
     """The value and gradient of a tensor: from the live tensor, else what
     `viz.keep_values()` recorded for the op that made it."""
     tensor = record.tensor
-    value = tensor.data if tensor is not None else None
-    grad = tensor._grad if tensor is not None else None  # ._grad: .grad warns on non-leaves
+    value = tensor._data if tensor is not None else None
+    grad = getattr(getattr(tensor, "_grad", None), "_data", None)  # (._grad: .grad warns)
     if record.op is not None:
         value = value if value is not None else kept_value(record.op)
         grad = grad if grad is not None else kept_grad(record.op)

@@ -112,10 +112,10 @@ def record_orange_classifier(
         if rec.due(step) or step == steps:
             with no_grad():
                 probe_logits = model(probe_ids, probe_at)  # (2, 2)
-                tables = model.attn.attn_weights.data  # (2, T, T)
+                tables = model.attn.attn_weights._data  # (2, T, T)
                 test_logits = model(test_ids, test_position)  # (M, 2)
-            accuracy = float((test_logits.data.argmax(-1) == test_label).mean())
-            chance = np.exp(probe_logits.data - probe_logits.data.max(-1, keepdims=True))
+            accuracy = float((test_logits._data.argmax(-1) == test_label).mean())
+            chance = np.exp(probe_logits._data - probe_logits._data.max(-1, keepdims=True))
             chance /= chance.sum(-1, keepdims=True)  # (2, 2) softmax
             rec.record(
                 step,
@@ -147,7 +147,7 @@ def transformer_attention(model: TinyTransformer, ids: np.ndarray) -> list[np.nd
             split = (*a.shape[:-1], attn.num_heads, attn.head_dim)
             q = attn.q_proj(a).reshape(*split).swapaxes(-2, -3)  # (B, H, T, D)
             k = attn.k_proj(a).reshape(*split).swapaxes(-2, -3)  # (B, H, T, D)
-            tables.append(F.attention_weights(q, k, is_causal=attn.is_causal).data)  # (B,H,T,T)
+            tables.append(F.attention_weights(q, k, is_causal=attn.is_causal)._data)  # (B,H,T,T)
             x = block(x)  # (B, T, E)
     return tables
 
@@ -190,7 +190,7 @@ def record_transformer(
         if rec.due(step) or step == steps:
             tables = transformer_attention(model, probe)
             with no_grad():
-                guess = model(test[:, :-1]).data[:, digits:].argmax(-1)  # (M, n)
+                guess = model(test[:, :-1])._data[:, digits:].argmax(-1)  # (M, n)
             right = float((guess == test[:, digits + 1 :]).mean())
             rec.record(
                 step,

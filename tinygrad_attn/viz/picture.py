@@ -289,7 +289,7 @@ def _name(record: TensorRecord) -> str:
         last = record.name.rpartition(".")[2]
         return {"weight": "W", "bias": "b"}.get(last, last)
     if record.kind == "constant" and record.tensor is not None:
-        return constant_text(float(np.asarray(record.tensor.data).reshape(-1)[0]))
+        return constant_text(float(np.asarray(record.tensor._data).reshape(-1)[0]))
     return record.name or "x"
 
 

@@ -29,7 +29,7 @@ def _copy(value: Any, what: str) -> np.ndarray:
     """A float32 copy of a Tensor's data or an array: the frame must not share memory with
     the tensor (the optimizer updates parameters in place) nor reference the tensor."""
     if isinstance(value, Tensor):
-        value = value.data
+        value = value._data
     try:
         array = np.array(value, dtype=np.float32, copy=True)
     except (TypeError, ValueError) as err:

@@ -78,7 +78,7 @@ def _record_step(step: BackwardStep) -> _Recorded:
             }
         )
         if isinstance(tensor, Tensor) and tensor.grad_fn is None and tensor._grad is not None:
-            leaf_grads[id(tensor)] = array_summary(tensor._grad)
+            leaf_grads[id(tensor)] = array_summary(tensor._grad._data)
     data = {
         "index": step.index,
         "op": step.op,
@@ -102,11 +102,11 @@ def _forward_values(step: BackwardStep) -> list[dict]:
     named = []
     for array in saved:
         text = f"saved for backward: {fmt.shape_text(array.shape, array.dtype)}"
-        if _same(array, getattr(step.output, "data", None)):
+        if _same(array, getattr(step.output, "_data", None)):
             text = f"output {fmt.label(step.output)}"
         else:
             for position, tensor in enumerate(step.inputs):
-                if _same(array, getattr(tensor, "data", None)):
+                if _same(array, getattr(tensor, "_data", None)):
                     text = f"input {position}: {fmt.label(tensor)}"
                     break
         named.append({"label": text, "value": array_summary(array)})
@@ -208,7 +208,7 @@ def replay_backward(
         )
 
     parameters = _parameters(trace(loss))
-    before = {id(t): array_summary(t._grad) for t in parameters if t._grad is not None}
+    before = {id(t): array_summary(t._grad._data) for t in parameters if t._grad is not None}
     recorded = [_record_step(step) for step in loss.backward_steps()]
     _note_final_grads(parameters, recorded)
 
@@ -272,7 +272,7 @@ def _note_final_grads(parameters: list[Tensor], recorded: list[_Recorded]) -> No
     for item in recorded:
         seen.update(item.leaf_grads)
     for tensor in parameters:
-        final = array_summary(tensor._grad)
+        final = array_summary(tensor._grad._data)
         if final is not None and seen.get(id(tensor)) != final:
             recorded[-1].leaf_grads[id(tensor)] = final
 

@@ -129,7 +129,7 @@ def _ops_in_order(roots: list) -> list[Function]:
 def _leaf_kind(tensor: Tensor) -> str:
     if tensor.requires_grad:
         return "parameter"
-    if tensor.name is None and tensor.data.size == 1:
+    if tensor.name is None and tensor._data.size == 1:
         return "constant"
     return "input"
 

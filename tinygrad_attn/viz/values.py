@@ -43,7 +43,7 @@ _open = _Open()
 
 def _on_forward(node, inputs, out) -> None:
     if out.grad_fn is node:  # a recorded node (not a no_grad computation)
-        _values[node] = out.data
+        _values[node] = out._data
 
 
 def _on_backward(node, grad_out, grad_inputs) -> None:

@@ -39,7 +39,7 @@ from ..opspec import (
     specs,
 )
 from . import elementwise, reduce, movement, matmul, softmax, attention, layers, functional, nn
-from . import pytorch, torch_functions
+from . import pytorch, torch_functions, writes
 
 FAMILIES = (
     elementwise,
@@ -53,6 +53,7 @@ FAMILIES = (
     nn,
     pytorch,
     torch_functions,
+    writes,
 )
 
 __all__ = [

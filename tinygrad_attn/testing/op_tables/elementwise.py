@@ -138,6 +138,21 @@ register(binary("Sub", operator.sub, np.subtract))
 register(binary("Mul", operator.mul, np.multiply))
 register(binary("Div", operator.truediv, np.true_divide, b=NONZERO))
 register(binary("Pow", operator.pow, np.power, a=POSITIVE))
+# a // b and a % b jump where a / b is an integer: with |a| < |b| and a away from 0, a / b
+# stays in (-1, 0) or (0, 1), where central differences see no jump.
+_FRACTION = Domain("fraction", 0.1, 2.4, signed=True)
+_DIVISOR = Domain("divisor", 2.5, 3.5, signed=True)
+register(
+    binary(
+        "DivRounded",
+        operator.floordiv,
+        np.floor_divide,
+        _FRACTION,
+        _DIVISOR,
+        doc="a // b: a step function, so both gradients are 0 (PyTorch's div rounding_mode)",
+    )
+)
+register(binary("Remainder", operator.mod, np.remainder, _FRACTION, _DIVISOR))
 register(unary("Neg", operator.neg, np.negative))
 register(unary("Exp", Tensor.exp, np.exp))
 register(unary("Log", Tensor.log, np.log, POSITIVE))

@@ -1,0 +1,27 @@
+"""The package's error classes where PyTorch's and Python's conventions meet.
+
+PyTorch raises RuntimeError for most mistakes; Python code expects ValueError for a wrong shape
+or value and TypeError for a wrong type. Where PyTorch raises RuntimeError, the error here
+derives from both, so `except RuntimeError` in ported code and `except ValueError` /
+`except TypeError` in Python code catch it alike. A dim out of range is a plain IndexError, as
+in PyTorch. This module imports nothing from the package.
+"""
+
+from __future__ import annotations
+
+
+class ShapeError(ValueError, RuntimeError):
+    """Shapes or values that do not fit (PyTorch: RuntimeError)."""
+
+
+class DTypeError(TypeError, RuntimeError):
+    """A dtype the operation cannot take or give (PyTorch: RuntimeError)."""
+
+
+def dim_error(op: str, dim: object, ndim: int) -> IndexError:
+    """PyTorch's IndexError for a dim out of range, naming the op and the valid range."""
+    low, high = (-ndim, ndim - 1) if ndim else (-1, 0)
+    return IndexError(
+        f"{op}: dimension out of range (expected to be in range of [{low}, {high}] for a "
+        f"tensor with {ndim} dimension{'s' if ndim != 1 else ''}, but got {dim})"
+    )
