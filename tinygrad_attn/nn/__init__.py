@@ -43,6 +43,13 @@ from .pointwise import (
     Tanh,
 )
 from .torch_attention import MultiheadAttention
+from .torch_transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 from .transformer import TransformerBlock
 
 __all__ = [
@@ -79,7 +86,12 @@ __all__ = [
     "Softmax",
     "Softplus",
     "Tanh",
+    "Transformer",
     "TransformerBlock",
+    "TransformerDecoder",
+    "TransformerDecoderLayer",
+    "TransformerEncoder",
+    "TransformerEncoderLayer",
     "functional",
     "functional_call",
     "init",

@@ -13,17 +13,26 @@ from .module import Module, check_size
 
 class LayerNorm(Module):
     """`F.layer_norm` over the trailing `normalized_shape` axes (an int, NumPy integer or a
-    tuple of them), with a learned `weight` (ones) and `bias` (zeros) of that shape. One graph
-    node (`ops.layers.LayerNorm`); `F.layer_norm_composed` draws the steps."""
+    tuple of them), with a learned `weight` (ones) and `bias` (zeros) of that shape, as
+    PyTorch's: no `bias` with `bias=False`, neither with `elementwise_affine=False` (the
+    attribute is then None). One graph node (`ops.layers.LayerNorm`);
+    `F.layer_norm_composed` draws the steps."""
 
-    def __init__(self, normalized_shape: int | Sequence[int], eps: float = 1e-5) -> None:
+    def __init__(
+        self,
+        normalized_shape: int | Sequence[int],
+        eps: float = 1e-5,
+        elementwise_affine: bool = True,
+        bias: bool = True,
+    ) -> None:
         super().__init__()
         shape = F.normalized_shape_tuple("LayerNorm", normalized_shape)
         check_size(self, **{f"normalized_shape[{i}]": n for i, n in enumerate(shape)})
         self.normalized_shape = shape
         self.eps = eps
-        self.weight = ones(shape, requires_grad=True)
-        self.bias = zeros(shape, requires_grad=True)
+        self.elementwise_affine = bool(elementwise_affine)
+        self.weight = ones(shape, requires_grad=True) if elementwise_affine else None
+        self.bias = zeros(shape, requires_grad=True) if elementwise_affine and bias else None
 
     def forward(self, x: Tensor) -> Tensor:
         k = len(self.normalized_shape)
@@ -38,8 +47,9 @@ class LayerNorm(Module):
                 f"{', '.join(map(str, self.normalized_shape))}), got {shape}"
             )
         dims = len(self.normalized_shape)
+        affine = tuple(t for t in (self.weight, self.bias) if t is not None)
         return LayerNormOp.apply(
-            x, self.weight, self.bias, dims=dims, eps=self.eps, has_weight=True
+            x, *affine, dims=dims, eps=self.eps, has_weight=self.weight is not None
         )  # (..., *normalized_shape)
 
     def extra_repr(self) -> str:
