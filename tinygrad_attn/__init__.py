@@ -45,6 +45,7 @@ from .debug import AnomalyError, detect_anomaly
 from .engine import BackwardStep
 from .function import Function
 from .gradcheck import GradcheckError, gradcheck
+from .random import Generator
 from .saved import explain_read_only
 from .state import (
     enable_grad,
@@ -129,6 +130,7 @@ __all__ = [
     "AnomalyError",
     "BackwardStep",
     "Function",
+    "Generator",
     "GradcheckError",
     "Tensor",
     "arange",
