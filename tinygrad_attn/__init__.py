@@ -6,7 +6,7 @@ its imports does not matter. Its one side effect is the excepthook line at the e
 
 import os as _os
 
-from . import functional, nn, optim, saved
+from . import functional, nn, optim, saved, utils
 from .creation import (  # noqa: F401  (PyTorch spellings; ta.tensor: the function, not the module)
     arange,
     bool,
@@ -151,6 +151,7 @@ __all__ = [
     "randn",
     "set_default_dtype",
     "stack",
+    "utils",
     "where",
     "zeros",
 ]
