@@ -302,7 +302,8 @@ def test_readme_coming_from_pytorch_blocks_run():
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
     section = readme.split("## Coming from PyTorch", 1)[1].split("\n## ", 1)[0]
     blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
-    assert len(blocks) == 3  # the imports, the two meanings of a name, the torch.* functions
+    # the imports, the two meanings of a name, the torch.* functions, loading data
+    assert len(blocks) == 4
     for block in blocks:
         exec(compile(block, "README.md (Coming from PyTorch)", "exec"), {})
 

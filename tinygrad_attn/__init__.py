@@ -4,7 +4,7 @@ This file re-exports the public API (shared/API.md) and defines nothing of its o
 its imports does not matter.
 """
 
-from . import functional, nn, optim
+from . import functional, nn, optim, utils
 from .creation import (  # noqa: F401  (PyTorch spellings; ta.tensor: the function, not the module)
     arange,
     bool,
@@ -43,6 +43,7 @@ from .debug import AnomalyError, detect_anomaly
 from .engine import BackwardStep
 from .function import Function
 from .gradcheck import GradcheckError, gradcheck
+from .random import Generator
 from .state import (
     enable_grad,
     get_default_dtype,
@@ -126,6 +127,7 @@ __all__ = [
     "AnomalyError",
     "BackwardStep",
     "Function",
+    "Generator",
     "GradcheckError",
     "Tensor",
     "arange",
@@ -145,6 +147,7 @@ __all__ = [
     "randn",
     "set_default_dtype",
     "stack",
+    "utils",
     "where",
     "zeros",
 ]

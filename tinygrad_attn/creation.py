@@ -16,6 +16,7 @@ import numpy as np
 
 from . import ops
 from .dtypes import as_constant, result_type
+from .random import Generator, numpy_generator
 from .state import get_default_dtype, get_rng
 from .tensor import Tensor, _check_can_require_grad
 from .tensor_methods import Size, check_device, device
@@ -107,12 +108,17 @@ def arange(
     return from_numpy(np.arange(*args, dtype=dtype), requires_grad)
 
 
-def randn(*shape: Any, requires_grad: bool = False, dtype: Any = None, device=None) -> Tensor:
-    """Standard normal samples from the global generator (`ta.manual_seed`)."""
+def randn(
+    *shape: Any,
+    generator: Generator | None = None,
+    requires_grad: bool = False,
+    dtype: Any = None,
+    device=None,
+) -> Tensor:
+    """Standard normal samples from `generator`, or the global generator (`ta.manual_seed`)."""
     check_device(device)
-    array = (
-        get_rng().standard_normal(_shape_arg(shape, "randn")).astype(dtype or get_default_dtype())
-    )
+    rng = numpy_generator(generator, "randn")
+    array = rng.standard_normal(_shape_arg(shape, "randn")).astype(dtype or get_default_dtype())
     return from_numpy(array, requires_grad)
 
 
@@ -170,20 +176,36 @@ def full(size: Any, fill_value: Any, dtype: Any = None, device: Any = None, requ
     return from_numpy(np.full(shape, fill_value, dtype=dtype), requires_grad)
 
 
-def rand(*shape: Any, dtype: Any = None, device: Any = None, requires_grad=False) -> Tensor:
-    """U(0, 1) samples from the global generator (`ta.manual_seed`)."""
+def rand(
+    *shape: Any,
+    generator: Generator | None = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad=False,
+) -> Tensor:
+    """U(0, 1) samples from `generator`, or the global generator (`ta.manual_seed`)."""
     check_device(device)
     shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], Sequence) else shape
-    array = get_rng().random(shape).astype(dtype or get_default_dtype())
+    array = numpy_generator(generator, "rand").random(shape).astype(dtype or get_default_dtype())
     return from_numpy(array, requires_grad)
 
 
-def randint(low: int, high: Any = None, size: Any = (), dtype: Any = None, device=None) -> Tensor:
-    """Integers in [low, high) (or [0, low) with one bound), as `torch.randint`."""
+def randint(
+    low: int,
+    high: Any = None,
+    size: Any = (),
+    dtype: Any = None,
+    device=None,
+    *,
+    generator: Generator | None = None,
+) -> Tensor:
+    """Integers in [low, high) (or [0, low) with one bound), as `torch.randint`, from
+    `generator` or the global generator (`ta.manual_seed`)."""
     check_device(device)
     if high is None:
         low, high = 0, low
-    return from_numpy(get_rng().integers(low, high, size=size, dtype=dtype or np.int64))
+    rng = numpy_generator(generator, "randint")
+    return from_numpy(rng.integers(low, high, size=size, dtype=dtype or np.int64))
 
 
 def cat(tensors: Sequence[Any], dim: int = 0, *, axis: Any = None) -> Tensor:
@@ -203,9 +225,11 @@ def topk(t: Tensor, k: int, dim: int = -1, largest: Any = True, sorted: Any = Tr
     return t.topk(k, dim, largest, sorted)
 
 
-def multinomial(probs: Any, num_samples: int, replacement: Any = False) -> Tensor:
+def multinomial(
+    probs: Any, num_samples: int, replacement: Any = False, *, generator: Generator | None = None
+) -> Tensor:
     """Draw `num_samples` class indices per row of `probs` (`(C,)` or `(B, C)`, weights that
-    need not sum to 1) from the global generator; int64, outside the graph."""
+    need not sum to 1) from `generator` or the global generator; int64, outside the graph."""
     weights = np.asarray(probs._data if isinstance(probs, Tensor) else probs, dtype=np.float64)
     if weights.ndim not in (1, 2) or (weights < 0).any() or not np.isfinite(weights).all():
         raise ValueError(
@@ -218,7 +242,7 @@ def multinomial(probs: Any, num_samples: int, replacement: Any = False) -> Tenso
             f"multinomial: cannot draw {num_samples} samples from {rows.shape[-1]} classes "
             "without replacement; pass replacement=True"
         )
-    rng = get_rng()
+    rng = numpy_generator(generator, "multinomial")
     out = np.stack(
         [
             rng.choice(row.size, size=num_samples, replace=replacement, p=row / row.sum())

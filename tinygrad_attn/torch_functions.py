@@ -15,7 +15,8 @@ import numpy as np
 
 from . import functional_more, ops
 from .functional import _tensor
-from .state import get_default_dtype, get_rng
+from .random import Generator, numpy_generator
+from .state import get_default_dtype
 from .tensor import Tensor
 from .tensor_methods import check_device
 from .tensor_reduce import ValuesIndices
@@ -370,15 +371,19 @@ def linspace(start: float, end: float, steps: int, dtype: Any = None, device: An
     return Tensor(np.linspace(start, end, steps, dtype=dtype))
 
 
-def normal(mean: float, std: float, size: Any, dtype: Any = None) -> Tensor:
-    """Samples of N(mean, std^2) of shape `size` from the global generator (`manual_seed`)."""
+def normal(
+    mean: float, std: float, size: Any, dtype: Any = None, *, generator: Generator | None = None
+) -> Tensor:
+    """Samples of N(mean, std^2) of shape `size` from `generator` or the global generator
+    (`manual_seed`)."""
     dtype = get_default_dtype() if dtype is None else dtype
-    return Tensor(get_rng().normal(mean, std, tuple(size)).astype(dtype))
+    rng = numpy_generator(generator, "normal")
+    return Tensor(rng.normal(mean, std, tuple(size)).astype(dtype))
 
 
-def randperm(n: int, dtype: Any = np.int64) -> Tensor:
-    """0 .. n-1 in a random order (the global generator)."""
-    return Tensor(get_rng().permutation(n).astype(dtype))
+def randperm(n: int, dtype: Any = np.int64, *, generator: Generator | None = None) -> Tensor:
+    """0 .. n-1 in a random order, from `generator` or the global generator (`manual_seed`)."""
+    return Tensor(numpy_generator(generator, "randperm").permutation(n).astype(dtype))
 
 
 def is_tensor(obj: Any) -> bool:
