@@ -6,7 +6,7 @@ its imports does not matter. Its one side effect is the excepthook line at the e
 
 import os as _os
 
-from . import functional, nn, optim, saved
+from . import functional, nn, optim, saved, serialization
 from .creation import (  # noqa: F401  (PyTorch spellings; ta.tensor: the function, not the module)
     arange,
     bool,
@@ -46,6 +46,7 @@ from .engine import BackwardStep
 from .function import Function
 from .gradcheck import GradcheckError, gradcheck
 from .saved import explain_read_only
+from .serialization import load, save
 from .state import (
     enable_grad,
     get_default_dtype,
@@ -141,12 +142,15 @@ __all__ = [
     "get_default_dtype",
     "gradcheck",
     "is_grad_enabled",
+    "load",
     "manual_seed",
     "nn",
     "no_grad",
     "ones",
     "optim",
     "randn",
+    "save",
+    "serialization",
     "set_default_dtype",
     "stack",
     "where",
