@@ -466,6 +466,16 @@ def test_pytorchs_checkpoint_keeps_its_shared_storage_and_types():
     assert type(checkpoint["optimizer"]["param_groups"][0]["betas"]) is tuple
 
 
+def test_pytorchs_checkpoint_reads_the_same_with_the_full_unpickler():
+    full = ta.load(TORCH_CHECKPOINT, weights_only=False)
+    weights_only = ta.load(TORCH_CHECKPOINT)
+    for key, tensor in weights_only["model"].items():
+        assert type(full["model"][key]) is type(tensor), key
+        assert np.array_equal(full["model"][key].numpy(), tensor.numpy()), key
+    assert full["optimizer"]["param_groups"] == weights_only["optimizer"]["param_groups"]
+    assert full["shape"] == (2, 3) and full["dtype"] == ta.float32
+
+
 def test_pytorchs_checkpoint_loads_into_a_module():
     class Tiny(nn.Module):
         def __init__(self):
