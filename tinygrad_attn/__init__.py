@@ -4,7 +4,7 @@ This file re-exports the public API (shared/API.md) and defines nothing of its o
 its imports does not matter.
 """
 
-from . import functional, nn, optim, utils
+from . import functional, nn, optim, serialization, utils
 from .creation import (  # noqa: F401  (PyTorch spellings; ta.tensor: the function, not the module)
     arange,
     bool,
@@ -44,6 +44,7 @@ from .engine import BackwardStep
 from .function import Function
 from .gradcheck import GradcheckError, gradcheck
 from .random import Generator
+from .serialization import load, save
 from .state import (
     enable_grad,
     get_default_dtype,
@@ -139,12 +140,15 @@ __all__ = [
     "get_default_dtype",
     "gradcheck",
     "is_grad_enabled",
+    "load",
     "manual_seed",
     "nn",
     "no_grad",
     "ones",
     "optim",
     "randn",
+    "save",
+    "serialization",
     "set_default_dtype",
     "stack",
     "utils",

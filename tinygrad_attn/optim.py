@@ -234,6 +234,8 @@ class Optimizer:
             p = by_index[key]
             restored = {}
             for buffer, value in buffers.items():
+                if isinstance(value, Tensor):  # (a state dict read back by ta.load)
+                    value = value.numpy()
                 if isinstance(value, np.ndarray):
                     if value.shape != p.shape:
                         raise ValueError(

@@ -163,6 +163,16 @@ class Module:
         for name in self._child_names:
             getattr(self, name)._rename(_join(path, name), self._path)
 
+    def __setstate__(self, state: dict) -> None:
+        # Unpickled (pickle, copy.deepcopy, ta.load(weights_only=False)): a checkpoint writes
+        # parameters as PyTorch does, without our names, so name them again from this module's
+        # path, as assignment does.
+        self.__dict__.update(state)
+        for name in self._parameter_names:
+            param = getattr(self, name)
+            if param is not None:
+                param.name = _join(self._path, name)
+
     @property
     def path(self) -> str:
         """The full path from the outermost module ("" for the outermost one itself)."""
