@@ -251,7 +251,7 @@ class TaImpl:
         self.phased = phased
 
     def weights(self):
-        return {n: p.data for n, p in self.model.named_parameters()}
+        return {n: p.numpy() for n, p in self.model.named_parameters()}
 
     def loss_and_grads(self, batch):
         import tinygrad_attn.functional as F

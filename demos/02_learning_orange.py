@@ -78,17 +78,17 @@ class OrangeSenseModel(nn.Module):
 
 
 def accuracy(logits: ta.Tensor, labels: np.ndarray) -> float:
-    return float((logits.data.argmax(axis=-1) == labels).mean())
+    return (logits.argmax(dim=-1) == ta.tensor(labels)).float().mean().item()
 
 
 def where_orange_looks(model: OrangeSenseModel, ids, position, label, i: int) -> str:
     """One sentence, the predicted sense, and where "orange" looked (its attention row)."""
     with ta.no_grad():
         logits = model(ids[i : i + 1], position[i : i + 1])  # (1, 2)
-    row = model.attn.attn_weights.data[0, position[i]]  # (T,)
+    row = model.attn.attn_weights[0, position[i]].tolist()  # (T,)
     words = [VOCAB[t] for t in ids[i]]
     looked = "  ".join(f"{w} {a:.2f}" for w, a in zip(words, row))
-    guess = SENSE_NAMES[int(logits.data.argmax())]
+    guess = SENSE_NAMES[logits.argmax()]
     return f'"{" ".join(words)}" -> {guess} (true: {SENSE_NAMES[label[i]]})\n    {looked}'
 
 

@@ -53,7 +53,8 @@ def test_transpose_two_ints_swap_tuples_permute(rng):
 def test_max_and_min_forms(rng):
     a = rng.standard_normal((3, 4))
     t = Tensor(a)
-    np.testing.assert_array_equal(t.max(axis=1).numpy(), a.max(axis=1))
+    np.testing.assert_array_equal(t.max(axis=1).values.numpy(), a.max(axis=1))  # axis= is dim=
+    np.testing.assert_array_equal(np.max(t, axis=1).numpy(), a.max(axis=1))  # NumPy's own
     assert t.max().item() == a.max()
     values, indices = t.max(1)
     np.testing.assert_array_equal(values.numpy(), a.max(1))
@@ -70,7 +71,9 @@ def test_dim_and_keepdim_everywhere(rng):
     np.testing.assert_allclose(t.sum(dim=1, keepdim=True).numpy(), a.sum(1, keepdims=True))
     np.testing.assert_allclose(t.mean(dim=(0, 2)).numpy(), a.mean((0, 2)))
     np.testing.assert_allclose(t.var(dim=-1).numpy(), a.var(-1, ddof=1))  # PyTorch: unbiased
-    np.testing.assert_allclose(t.var(axis=-1).numpy(), a.var(-1))  # NumPy: ddof=0
+    np.testing.assert_allclose(t.var(axis=-1).numpy(), a.var(-1, ddof=1))  # axis= is dim=
+    np.testing.assert_allclose(t.std(-1, keepdim=True).numpy(), a.std(-1, ddof=1, keepdims=True))
+    np.testing.assert_allclose(np.var(t, axis=-1).numpy(), a.var(-1))  # NumPy's own: ddof=0
     np.testing.assert_allclose(t.std(dim=0, unbiased=False).numpy(), a.std(0))
     np.testing.assert_allclose(t.prod(dim=2).numpy(), a.prod(2))
     np.testing.assert_allclose(t.softmax(dim=0).numpy().sum(0), np.ones((3, 4)))
@@ -79,7 +82,7 @@ def test_dim_and_keepdim_everywhere(rng):
         t.log_softmax(dim=1).numpy(), ta.functional.log_softmax(t, 1).numpy()
     )
     np.testing.assert_array_equal(t.argmax(dim=-1).numpy(), a.argmax(-1))
-    with pytest.raises(TypeError, match="axis= or dim=, not both"):
+    with pytest.raises(TypeError, match="dim= or axis=, not both"):
         t.sum(axis=0, dim=0)
 
 
@@ -302,8 +305,8 @@ def test_readme_coming_from_pytorch_blocks_run():
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
     section = readme.split("## Coming from PyTorch", 1)[1].split("\n## ", 1)[0]
     blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
-    # the imports, the two meanings of a name, the torch.* functions, loading data
-    assert len(blocks) == 4
+    # the imports, one meaning per name, views and in-place, the torch.* functions, loading data
+    assert len(blocks) == 5
     for block in blocks:
         exec(compile(block, "README.md (Coming from PyTorch)", "exec"), {})
 

@@ -317,7 +317,7 @@ def layer_norm_composed(
     )
     axes = tuple(range(-len(shape), 0))
     mean = x.mean(axis=axes, keepdims=True)  # (..., 1, ..., 1)
-    var = x.var(axis=axes, keepdims=True)  # (..., 1, ..., 1)
+    var = x.var(dim=axes, keepdim=True, correction=0)  # (..., 1, ..., 1)
     out = (x - mean) / (var + eps).sqrt()
     if weight is not None:
         out = out * weight

@@ -31,7 +31,7 @@ from .hooks import RemovableHandle
 from .inplace import InPlaceMixin, _array_from, _check_can_require_grad
 from .tensor_interop import InteropMixin
 from .tensor_methods import TensorMethods, check_device, resolve_axis, softmax_over_axes
-from .tensor_reduce import ReduceMethods
+from .tensor_reduce import ReduceMethods, averaged, reduce_dims, summand
 from .tensor_shape import ShapeMethods
 
 
@@ -322,13 +322,14 @@ class Tensor(InPlaceMixin, InteropMixin, TensorMethods, ShapeMethods, ReduceMeth
 
     # ----------------------------------------------------------------- reductions
     # `dim=` / `keepdim=` are PyTorch's spellings of `axis=` / `keepdims=` (tensor_methods.py).
-    def sum(self, axis: Any = None, keepdims: Any = None, *, dim=None, keepdim=None) -> Tensor:
-        axis, keepdims = resolve_axis("sum", axis, keepdims, dim, keepdim)
-        return ops.Sum.apply(self, axis=axis, keepdims=keepdims)
+    # PyTorch's `sum(dim=None, keepdim=False, *, dtype=None)`; `axis=`/`keepdims=` mean the same.
+    def sum(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None) -> Tensor:
+        dims, keepdim = reduce_dims("sum", self, dim, keepdim, axis, keepdims)
+        return ops.Sum.apply(summand(self, dtype), axis=dims, keepdims=keepdim)
 
-    def mean(self, axis: Any = None, keepdims: Any = None, *, dim=None, keepdim=None) -> Tensor:
-        axis, keepdims = resolve_axis("mean", axis, keepdims, dim, keepdim)
-        return ops.Mean.apply(self, axis=axis, keepdims=keepdims)
+    def mean(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None) -> Tensor:
+        dims, keepdim = reduce_dims("mean", self, dim, keepdim, axis, keepdims)
+        return ops.Mean.apply(averaged(self, dtype), axis=dims, keepdims=keepdim)
 
     # ---------------------------------------------------------------------- shape
     def reshape(self, *shape: Any) -> Tensor:

@@ -26,6 +26,7 @@ import numpy as np
 
 from . import numpy_protocol, ops, versions
 from .dtypes import operands
+from .errors import DTypeError
 
 
 class device:  # noqa: N801  (PyTorch's spelling: `torch.device("cpu")`)
@@ -130,13 +131,21 @@ class TensorMethods:
         return self.grad_fn is not None and self.grad_fn.retains_output_grad
 
     # PyTorch's method spellings of the operators
-    def add(self, other: Any) -> Any:
-        return self + other
+    def add(self, other: Any, *, alpha: Any = 1) -> Any:
+        """self + alpha * other."""
+        return self + (other if alpha == 1 else other * alpha)
 
-    def sub(self, other: Any) -> Any:
-        return self - other
+    def sub(self, other: Any, *, alpha: Any = 1) -> Any:
+        """self - alpha * other."""
+        return self - (other if alpha == 1 else other * alpha)
+
+    def subtract(self, other: Any, *, alpha: Any = 1) -> Any:
+        return self.sub(other, alpha=alpha)
 
     def mul(self, other: Any) -> Any:
+        return self * other
+
+    def multiply(self, other: Any) -> Any:
         return self * other
 
     def div(self, other: Any, *, rounding_mode: str | None = None) -> Any:
@@ -171,6 +180,139 @@ class TensorMethods:
 
     def pow(self, exponent: Any) -> Any:
         return self**exponent
+
+    # ----------------------------------------- comparisons, logic, bits (bool results, no grad)
+    def eq(self, other: Any) -> Any:
+        return self == other
+
+    def ne(self, other: Any) -> Any:
+        return self != other
+
+    def lt(self, other: Any) -> Any:
+        return self < other
+
+    def le(self, other: Any) -> Any:
+        return self <= other
+
+    def gt(self, other: Any) -> Any:
+        return self > other
+
+    def ge(self, other: Any) -> Any:
+        return self >= other
+
+    not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
+
+    def equal(self, other: Any) -> bool:
+        """True if both have the same shape and elements (a Python bool, as PyTorch)."""
+        b = np.asarray(getattr(other, "_data", other))
+        return self._data.shape == b.shape and bool(np.all(self._data == b))
+
+    def allclose(self, other: Any, rtol: float = 1e-5, atol: float = 1e-8, equal_nan=False):
+        """|self - other| <= atol + rtol * |other| everywhere (a Python bool)."""
+        b = np.asarray(getattr(other, "_data", other))
+        return bool(np.allclose(self._data, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+    def isclose(self, other: Any, rtol: float = 1e-5, atol: float = 1e-8, equal_nan=False):
+        b = np.asarray(getattr(other, "_data", other))
+        return type(self)._make(
+            np.isclose(self._data, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+        )
+
+    def isnan(self) -> Any:
+        return type(self)._make(np.isnan(self._data))
+
+    def isinf(self) -> Any:
+        return type(self)._make(np.isinf(self._data))
+
+    def isfinite(self) -> Any:
+        return type(self)._make(np.isfinite(self._data))
+
+    def isposinf(self) -> Any:
+        return type(self)._make(np.isposinf(self._data))
+
+    def isneginf(self) -> Any:
+        return type(self)._make(np.isneginf(self._data))
+
+    def logical_not(self) -> Any:
+        return type(self)._make(np.logical_not(self._data))
+
+    def logical_and(self, other: Any) -> Any:
+        return _logic(np.logical_and, self, other)
+
+    def logical_or(self, other: Any) -> Any:
+        return _logic(np.logical_or, self, other)
+
+    def logical_xor(self, other: Any) -> Any:
+        return _logic(np.logical_xor, self, other)
+
+    def bitwise_and(self, other: Any) -> Any:
+        return _bits("&", np.bitwise_and, self, other)
+
+    def bitwise_or(self, other: Any) -> Any:
+        return _bits("|", np.bitwise_or, self, other)
+
+    def bitwise_xor(self, other: Any) -> Any:
+        return _bits("^", np.bitwise_xor, self, other)
+
+    def bitwise_not(self) -> Any:
+        _check_bits("~", self._data.dtype)
+        return type(self)._make(np.invert(self._data))
+
+    __and__, __or__, __xor__, __invert__ = bitwise_and, bitwise_or, bitwise_xor, bitwise_not
+
+    def __rand__(self, other: Any) -> Any:
+        return _bits("&", np.bitwise_and, self, other)
+
+    def __ror__(self, other: Any) -> Any:
+        return _bits("|", np.bitwise_or, self, other)
+
+    def __rxor__(self, other: Any) -> Any:
+        return _bits("^", np.bitwise_xor, self, other)
+
+    def where(self, condition: Any, other: Any) -> Any:
+        """self where `condition`, else `other` (PyTorch's method form of torch.where)."""
+        from .creation import where  # (creation imports the tensor: read when called)
+
+        return where(condition, self, other)
+
+    def nonzero(self, *, as_tuple: bool = False) -> Any:
+        """The indices of the non-zero elements: an (N, ndim) int64 tensor, or with
+        `as_tuple=True` one 1-D tensor per dim (NumPy's form)."""
+        found = np.nonzero(np.atleast_1d(self._data))
+        if as_tuple:
+            return tuple(type(self)._make(i.astype(np.int64)) for i in found)
+        stacked = np.stack(found, axis=-1) if found else np.zeros((0, 0))
+        return type(self)._make(stacked.astype(np.int64).reshape(-1, self._data.ndim))
+
+    def argwhere(self) -> Any:
+        return self.nonzero()
+
+    def count_nonzero(self, dim: Any = None) -> Any:
+        return type(self)._make(np.asarray(np.count_nonzero(self._data, axis=dim), np.int64))
+
+    # ------------------------------------------------------- rounding, sign (gradient 0)
+    def sign(self) -> Any:
+        """-1, 0 or 1; its gradient is 0 (PyTorch's)."""
+        return ops.Sign.apply(self)
+
+    def sgn(self) -> Any:
+        return ops.Sign.apply(self)
+
+    def floor(self) -> Any:
+        return ops.Round.apply(self, mode="floor")
+
+    def ceil(self) -> Any:
+        return ops.Round.apply(self, mode="ceil")
+
+    def trunc(self) -> Any:
+        return ops.Round.apply(self, mode="trunc")
+
+    def round(self, decimals: int = 0) -> Any:
+        """To `decimals` places, halves to even (as PyTorch and NumPy); gradient 0."""
+        return ops.Round.apply(self, mode="round", decimals=decimals)
+
+    def frac(self) -> Any:
+        return self - self.trunc()
 
     # ------------------------------------------------------------------- size, device
     @property
@@ -243,6 +385,48 @@ class TensorMethods:
     def bool(self) -> Any:
         return self.astype(np.bool_)
 
+    def byte(self) -> Any:
+        return self.astype(np.uint8)
+
+    def char(self) -> Any:
+        return self.astype(np.int8)
+
+    def short(self) -> Any:
+        return self.astype(np.int16)
+
+    def type(self, dtype: Any = None, non_blocking: bool = False) -> Any:
+        """Without a dtype, PyTorch's type name ("torch.FloatTensor"); with one, the tensor
+        converted to it (a dtype, or a name such as "torch.LongTensor")."""
+        if dtype is None:
+            return _TYPE_NAMES.get(self._data.dtype, f"torch.{self._data.dtype}Tensor")
+        if isinstance(dtype, str) and dtype in _TYPE_DTYPES:
+            dtype = _TYPE_DTYPES[dtype]
+        return self.to(dtype)
+
+    def is_floating_point(self) -> bool:
+        return self._data.dtype.kind == "f"
+
+    def is_complex(self) -> bool:
+        return False
+
+    def is_signed(self) -> bool:
+        return self._data.dtype.kind in "fi"
+
+    def element_size(self) -> int:
+        return self._data.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return self._data.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self._data.nbytes
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
     def type_as(self, other: Any) -> Any:
         return self.astype(other.dtype)
 
@@ -297,16 +481,31 @@ class TensorMethods:
     def rsqrt(self) -> Any:
         return 1 / self.sqrt()
 
-    def sign(self) -> Any:
-        """-1, 0 or 1 (no gradient flows: the derivative is 0 almost everywhere)."""
-        return type(self)._make(np.sign(self._data))
-
     def clamp(self, min: Any = None, max: Any = None) -> Any:  # noqa: A002
-        """Limit to [min, max]; the gradient passes where min <= x <= max (PyTorch)."""
-
+        """Limit to [min, max] (numbers or tensors, broadcast); the gradient passes where
+        min <= x <= max, and to a tensor bound where it was taken; min above max gives max
+        (PyTorch)."""
         if min is None and max is None:
             raise ValueError("clamp(): give min, max or both")
+        if isinstance(min, TensorMethods) or isinstance(max, TensorMethods):
+            from .creation import where  # (creation imports the tensor: read when called)
+
+            out = self
+            if min is not None:
+                out = where(out < min, min, out)
+            if max is not None:
+                out = where(out > max, max, out)
+            return out
+        for bound in (min, max):
+            if bound is not None and not isinstance(bound, (int, float, np.number)):
+                raise TypeError(f"clamp(): min and max must be numbers or tensors, got {bound!r}")
         return ops.Clip.apply(self, low=min, high=max)
+
+    def clamp_min(self, min: Any) -> Any:  # noqa: A002
+        return self.clamp(min=min)
+
+    def clamp_max(self, max: Any) -> Any:  # noqa: A002
+        return self.clamp(max=max)
 
     def clip(self, min: Any = None, max: Any = None) -> Any:  # noqa: A002
         return self.clamp(min, max)
@@ -355,6 +554,45 @@ class TensorMethods:
         """`np.sum(t, axis=0)`, `np.concatenate([t, u])`, ... call the Tensor's op; other
         NumPy functions run on the data unless that would drop a gradient (TypeError)."""
         return numpy_protocol.apply_function(func, args, kwargs)
+
+
+_TYPE_NAMES = {
+    np.dtype(np.float32): "torch.FloatTensor",
+    np.dtype(np.float64): "torch.DoubleTensor",
+    np.dtype(np.float16): "torch.HalfTensor",
+    np.dtype(np.int64): "torch.LongTensor",
+    np.dtype(np.int32): "torch.IntTensor",
+    np.dtype(np.int16): "torch.ShortTensor",
+    np.dtype(np.int8): "torch.CharTensor",
+    np.dtype(np.uint8): "torch.ByteTensor",
+    np.dtype(np.bool_): "torch.BoolTensor",
+}
+_TYPE_DTYPES = {name: dtype for dtype, name in _TYPE_NAMES.items()}
+
+
+def _logic(fn: Any, a: Any, b: Any) -> Any:
+    """A logical op of two tensors (or numbers): a bool tensor, outside the graph."""
+    return type(a)._make(np.asarray(fn(a._data, np.asarray(getattr(b, "_data", b)))))
+
+
+def _check_bits(symbol: str, dtype: np.dtype) -> None:
+    if dtype.kind not in "iub":
+        raise DTypeError(
+            f"{symbol}: bitwise operations take bool or integer tensors, not {dtype} ones (as "
+            "PyTorch); for masks compare first (x > 0) & (y > 0), or use logical_and"
+        )
+
+
+def _bits(symbol: str, fn: Any, a: Any, b: Any) -> Any:
+    """`a & b`, `a | b`, `a ^ b` of bool or integer tensors, as PyTorch (promoted dtypes)."""
+    from .dtypes import result_type
+
+    dtype = result_type(a, b)
+    _check_bits(symbol, dtype)
+    other = np.asarray(getattr(b, "_data", b))
+    _check_bits(symbol, other.dtype)
+    _check_bits(symbol, a._data.dtype)
+    return type(a)._make(np.asarray(fn(a._data, other)).astype(dtype, copy=False))
 
 
 def _is_dtype_name(value: Any) -> bool:

@@ -1,9 +1,11 @@
 """The reductions of Tensor in PyTorch's meanings: `max`/`min` (a value, or `(values,
-indices)` along a dim), `var`/`std` (correction 1), `argmax`, `topk`, `gather`, `prod`,
-`cumsum`, `logsumexp`, `norm`.
+indices)` along a dim), `var`/`std` (correction 1 by default, however the dim is spelled),
+`argmax`, `sort`/`argsort`/`topk` (NaN counts as the largest value), `gather`, `prod`,
+`cumsum`, `logsumexp`, `norm`, `any`/`all`.
 
 `Tensor` inherits `ReduceMethods`. NumPy's meanings of the same names (`np.max(t, axis=0)`,
 `np.std(t)`) go through the NumPy protocol (numpy_protocol.py), which calls the ops directly.
+`axis=`/`keepdims=` are accepted as aliases of `dim=`/`keepdim=`, with PyTorch's meaning.
 This module must not hold derivative code (that lives in `ops/`).
 """
 
@@ -14,30 +16,103 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import ops
+from .errors import DTypeError, ShapeError, dim_error
 from .tensor_methods import TensorMethods, resolve_axis
 
 
 class ValuesIndices(NamedTuple):
-    """What `max(dim)`, `min(dim)` and `topk` return, as PyTorch: `.values`, `.indices`."""
+    """What `max(dim)`, `min(dim)`, `sort` and `topk` return, as PyTorch: `.values`,
+    `.indices`."""
 
     values: Any
     indices: Any
 
 
-def resolve_ddof(fn: str, ddof: Any, dim: Any, torch_style: dict) -> int:
-    """The ddof of `var`/`std`: NumPy's default 0, or PyTorch's default correction of 1 when
-    called PyTorch-style (`dim=`, `unbiased=`, `correction=`)."""
-    unknown = set(torch_style) - {"unbiased", "correction"}
-    if unknown:
-        raise TypeError(f"{fn}() got unexpected keyword argument(s) {sorted(unknown)}")
-    unbiased, correction = torch_style.get("unbiased"), torch_style.get("correction")
-    if correction is not None:
-        return correction
+def check_dim(op: str, dim: Any, ndim: int) -> int:
+    """`dim` as a non-negative int, or PyTorch's IndexError (a 0-d tensor takes 0 or -1)."""
+    if isinstance(dim, (bool, np.bool_)) or not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"{op}: dim must be an int, got {type(dim).__name__} {dim!r}")
+    span = max(ndim, 1)
+    if not -span <= dim < span:
+        raise dim_error(op, dim, ndim)
+    return int(dim) % span
+
+
+def check_dims(op: str, dims: Any, ndim: int) -> tuple | None:
+    """None, an int or a sequence of dims as a tuple of non-negative ints (range checked)."""
+    if dims is None:
+        return None
+    if isinstance(dims, (tuple, list)):
+        return tuple(check_dim(op, d, ndim) for d in dims)
+    return (check_dim(op, dims, ndim),)
+
+
+def reduce_dims(op: str, t: Any, dim: Any, keepdim: Any, axis: Any, keepdims: Any) -> tuple:
+    """(dims, keepdim) of `sum`/`mean`: PyTorch's dim (an int, a sequence, or None and () for
+    every dim), range checked; `axis=`/`keepdims=` are the same arguments."""
+    if axis is not None:
+        if dim is not None:
+            raise TypeError(f"{op}(): pass dim= or axis=, not both (they mean the same)")
+        dim = axis
+    keepdim = bool(keepdim) or bool(keepdims)
+    if dim is None or dim == ():
+        return None, bool(keepdim)
+    return check_dims(op, dim, t._data.ndim), bool(keepdim)
+
+
+def summand(t: Any, dtype: Any) -> Any:
+    """What `sum` adds up: integers and bools as int64 (as PyTorch), or `dtype` if given."""
+    if dtype is not None:
+        return t.to(dtype)
+    kind = t._data.dtype.kind
+    return t if kind == "f" or t._data.dtype == np.int64 else t.to(np.int64)
+
+
+def averaged(t: Any, dtype: Any) -> Any:
+    """What `mean` averages: a float tensor (PyTorch refuses integers unless `dtype=`)."""
+    if dtype is not None:
+        return t.to(dtype)
+    if t._data.dtype.kind != "f":
+        raise DTypeError(
+            f"mean(): could not infer the output dtype of the mean of a {t._data.dtype} tensor: "
+            "it takes floating point only. Convert it (t.float().mean()) or pass "
+            "dtype=torch.float32."
+        )
+    return t
+
+
+def _correction(fn: str, args: tuple, dim: Any, kwargs: dict) -> tuple:
+    """(dim, correction, keepdim) of `var`/`std` from PyTorch's spellings: `var(dim,
+    unbiased, keepdim)`, `var(unbiased)`, `var(dim, correction=c, keepdim=k)`; NumPy's
+    `ddof=` is taken as `correction=` and `axis=`/`keepdims=` as `dim=`/`keepdim=`."""
+    args = list(args)
+    unbiased = kwargs.pop("unbiased", None)
+    if args and isinstance(args[0], (bool, np.bool_)):  # var(True): the legacy `unbiased`
+        unbiased = args.pop(0)
+    if args:
+        if dim is not None:
+            raise TypeError(f"{fn}(): dim given twice")
+        dim = args.pop(0)
+    if args and unbiased is None:
+        unbiased = args.pop(0)
+    keepdim = kwargs.pop("keepdim", None)
+    if args:
+        keepdim = args.pop(0)
+    if args:
+        raise TypeError(f"{fn}(): too many positional arguments")
+    correction, ddof = kwargs.pop("correction", None), kwargs.pop("ddof", None)
+    keepdims, axis = kwargs.pop("keepdims", None), kwargs.pop("axis", None)
+    if kwargs:
+        raise TypeError(f"{fn}() got unexpected keyword argument(s) {sorted(kwargs)}")
+    given = [c for c in (correction, ddof, unbiased) if c is not None]
+    if len(given) > 1:
+        raise TypeError(f"{fn}(): give one of correction=, unbiased= (or NumPy's ddof=)")
     if unbiased is not None:
-        return int(bool(unbiased))
-    if ddof is not None:
-        return ddof
-    return 1 if dim is not None else 0
+        correction = int(bool(unbiased))
+    elif ddof is not None:
+        correction = ddof
+    dim, keepdim = resolve_axis(fn, axis, keepdims, dim, keepdim)
+    return dim, 1 if correction is None else correction, keepdim
 
 
 class ReduceMethods:
@@ -47,69 +122,102 @@ class ReduceMethods:
 
     def any(self, dim: Any = None, keepdim: bool = False, *, axis: Any = None) -> Any:
         """Whether any element (along `dim`) is non-zero: a bool tensor, outside the graph."""
-        axis, keepdim = resolve_axis("any", axis, None, dim, keepdim)
-        return type(self)._make(np.asarray(np.any(self._data, axis=axis, keepdims=keepdim)))
+        dim, keepdim = resolve_axis("any", axis, None, dim, keepdim)
+        dims = check_dims("any", dim, self._data.ndim)
+        return type(self)._make(np.asarray(np.any(self._data, axis=dims, keepdims=keepdim)))
 
     def all(self, dim: Any = None, keepdim: bool = False, *, axis: Any = None) -> Any:
         """Whether every element (along `dim`) is non-zero: a bool tensor, outside the graph."""
-        axis, keepdim = resolve_axis("all", axis, None, dim, keepdim)
-        return type(self)._make(np.asarray(np.all(self._data, axis=axis, keepdims=keepdim)))
+        dim, keepdim = resolve_axis("all", axis, None, dim, keepdim)
+        dims = check_dims("all", dim, self._data.ndim)
+        return type(self)._make(np.asarray(np.all(self._data, axis=dims, keepdims=keepdim)))
 
     def max(self, *args: Any, **kwargs: Any) -> Any:
-        """Largest value. `max()` / `max(axis=...)` reduce (NumPy; where elements tie, the
-        gradient is split evenly among them, as torch.amax does); `max(d)` / `max(dim=d)` give
-        PyTorch's `(values, indices)`, the gradient going to the element the index names (the
-        first of tied maxima); `max(other_tensor)` is `maximum`."""
+        """`max()`: the largest value (where elements tie, the gradient is split evenly among
+        them, as PyTorch's); `max(dim, keepdim=False)`: `(values, indices)`, the gradient going
+        to the element the index names; `max(other)`: `maximum`. (`axis=` means `dim=`.)"""
         return _extreme(self, "max", args, kwargs)
 
-    def var(self, axis=None, keepdims=None, ddof=None, *, dim=None, keepdim=None, **torch_style):
-        """Variance, dividing by N - ddof: ddof=0 NumPy-style; called PyTorch-style (`dim=`,
-        `unbiased=`, `correction=`), PyTorch's default correction of 1."""
-        ddof = resolve_ddof("var", ddof, dim, torch_style)
-        axis, keepdims = resolve_axis("var", axis, keepdims, dim, keepdim)
-        return ops.Var.apply(self, axis=axis, keepdims=keepdims, ddof=ddof)
-
     def min(self, *args: Any, **kwargs: Any) -> Any:
-        """As `max`: `min()` / `min(axis=...)` reduce (NumPy); `min(d)` / `min(dim=d)` give
-        `(values, indices)` (PyTorch); `min(other_tensor)` is `minimum`."""
+        """As `max`: `min()`, `min(dim)` -> `(values, indices)`, `min(other)`."""
         return _extreme(self, "min", args, kwargs)
 
-    def amax(self, dim: Any = None, keepdim: bool = False) -> Any:
-        return self.max(axis=dim, keepdims=keepdim)
+    def var(self, *args: Any, dim: Any = None, **kwargs: Any) -> Any:
+        """Variance over `dim` (all by default), dividing by N - correction: PyTorch's default
+        correction is 1 (unbiased), whichever way the dim is given (`var(-1)`, `var(dim=-1)`,
+        `var(-1, keepdim=True)`); `correction=0` (or `unbiased=False`) divides by N."""
+        dim, correction, keepdim = _correction("var", args, dim, kwargs)
+        dims = check_dims("var", dim, self._data.ndim)
+        if self._data.dtype.kind != "f":
+            raise DTypeError(
+                f"var/std of a {self._data.dtype} tensor: they take floating point only (as "
+                "PyTorch); convert first, e.g. t.float().var()"
+            )
+        return ops.Var.apply(self, axis=dims, keepdims=keepdim, ddof=correction)
 
-    def amin(self, dim: Any = None, keepdim: bool = False) -> Any:
-        return ops.Min.apply(self, axis=dim, keepdims=keepdim)
+    def std(self, *args: Any, dim: Any = None, **kwargs: Any) -> Any:
+        """sqrt(var), with `var`'s arguments and PyTorch's default correction of 1."""
+        return self.var(*args, dim=dim, **kwargs).sqrt()
 
-    def argmax(
-        self, dim: Any = None, keepdim: Any = None, *, axis: Any = None, keepdims: Any = None
+    def amax(self, dim: Any = (), keepdim: bool = False) -> Any:
+        """The largest value over `dim` (all dims by default); ties split the gradient."""
+        dims = check_dims("amax", None if dim == () else dim, self._data.ndim)
+        return ops.Max.apply(self, axis=dims, keepdims=bool(keepdim))
+
+    def amin(self, dim: Any = (), keepdim: bool = False) -> Any:
+        """The smallest value over `dim` (all dims by default); ties split the gradient."""
+        dims = check_dims("amin", None if dim == () else dim, self._data.ndim)
+        return ops.Min.apply(self, axis=dims, keepdims=bool(keepdim))
+
+    def argmax(self, dim: Any = None, keepdim: bool = False, *, axis: Any = None) -> Any:
+        """Index of the largest value (of the flattened tensor without `dim`), int64."""
+        dim, keepdim = resolve_axis("argmax", axis, None, dim, keepdim)
+        return _arg(self, np.argmax, "argmax", dim, keepdim)
+
+    def argmin(self, dim: Any = None, keepdim: bool = False, *, axis: Any = None) -> Any:
+        """Index of the smallest value (of the flattened tensor without `dim`), int64."""
+        dim, keepdim = resolve_axis("argmin", axis, None, dim, keepdim)
+        return _arg(self, np.argmin, "argmin", dim, keepdim)
+
+    def argsort(
+        self, dim: int = -1, descending: bool = False, stable: bool = False, *, axis: Any = None
     ) -> Any:
-        """Index of the largest value (no gradient), as an int64 tensor."""
-        return _arg(self, np.argmax, resolve_axis("argmax", axis, keepdims, dim, keepdim))
+        """The indices that sort along `dim` (int64), as PyTorch: NaN counts as the largest
+        value; equal values keep their order (always stable here)."""
+        dim, _ = resolve_axis("argsort", axis, None, dim)
+        return type(self)._make(
+            _order(self._data, check_dim("argsort", dim, self.ndim), descending)
+        )
 
-    def argmin(
-        self, dim: Any = None, keepdim: Any = None, *, axis: Any = None, keepdims: Any = None
-    ) -> Any:
-        """Index of the smallest value (no gradient), as an int64 tensor."""
-        return _arg(self, np.argmin, resolve_axis("argmin", axis, keepdims, dim, keepdim))
+    def sort(self, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
+        """`(values, indices)` sorted along `dim`, as PyTorch (NaN the largest; stable);
+        `values` is in the graph, each element's gradient going back where it came from."""
+        axis = check_dim("sort", dim, self.ndim)
+        index = _order(self._data, axis, descending)
+        return ValuesIndices(_take(self, axis, index), type(self)._make(index))
 
     def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:  # noqa: A002
-        """The k largest (or smallest) values along `dim` and their indices, as PyTorch:
-        `values` is in the graph (gradient to the picked elements), `indices` is int64."""
-        length = self._data.shape[dim]
+        """The k largest (or smallest) values along `dim` and their indices, as PyTorch (NaN
+        counts as the largest): `values` is in the graph, `indices` is int64."""
+        axis = check_dim("topk", dim, self.ndim)
+        length = self._data.shape[axis] if self._data.ndim else 1
         if not 0 <= k <= length:
-            raise ValueError(f"topk({k}): k must be in [0, {length}] for dim {dim} of {self.shape}")
-        order = np.argsort(-self._data if largest else self._data, axis=dim, kind="stable")
-        indices = np.take(order, np.arange(k), axis=dim)
-        return ValuesIndices(self.gather(dim, indices), type(self)._make(indices))
+            raise ShapeError(
+                f"topk({k}): k must be in [0, {length}] for dim {dim} of a tensor of shape "
+                f"{self.shape} (selected index k out of range)"
+            )
+        order = _order(self._data, axis, largest)
+        index = np.take(order, np.arange(k), axis=axis) if self._data.ndim else order
+        return ValuesIndices(_take(self, axis, index), type(self)._make(index))
 
     def gather(self, dim: int, index: Any) -> Any:
-        """out[i][j] = self[index[i][j]][j] along `dim` (PyTorch's gather, NumPy's
-        take_along_axis); repeated indices add up their gradients."""
+        """out[i][j] = self[index[i][j]][j] along `dim` (PyTorch's gather): `index` has the
+        same number of dims as self, and no larger size except along `dim`; repeated indices
+        add up their gradients."""
         index = np.asarray(index._data if isinstance(index, TensorMethods) else index)
-        axis = dim % self._data.ndim
-        grid = list(np.ogrid[tuple(slice(n) for n in index.shape)])
-        grid[axis] = index
-        return self[tuple(grid)]
+        axis = check_dim("gather", dim, self._data.ndim)
+        _check_index(self, "gather", axis, index)
+        return _take(self, axis, index)
 
     def logsumexp(self, dim: Any, keepdim: bool = False) -> Any:
         """log(sum(exp(x))) over `dim`, without overflow (F.logsumexp); gradient: softmax."""
@@ -117,25 +225,22 @@ class ReduceMethods:
 
         return logsumexp(self, dim, keepdim)
 
-    def prod(self, dim: Any = None, keepdim: Any = None, *, axis: Any = None, keepdims=None):
-        """Product over axes; the gradient is the product of the other elements (exact at
-        zeros too)."""
+    def prod(self, dim: Any = None, keepdim: bool = False, *, axis: Any = None, dtype=None):
+        """Product over `dim` (all by default); the gradient is the product of the other
+        elements (exact at zeros too)."""
+        dim, keepdim = resolve_axis("prod", axis, None, dim, keepdim)
+        source = self if dtype is None else self.to(dtype)
+        dims = check_dims("prod", dim, self._data.ndim)
+        return ops.Prod.apply(source, axis=dims, keepdims=keepdim)
 
-        axis, keepdims = resolve_axis("prod", axis, keepdims, dim, keepdim)
-        return ops.Prod.apply(self, axis=axis, keepdims=keepdims)
-
-    def cumsum(self, dim: Any = None, *, axis: Any = None) -> Any:
-        """Running sum along one axis (flattened first when no axis is given, as NumPy)."""
-
-        axis, _ = resolve_axis("cumsum", axis, None, dim)
-        if axis is None:
-            return ops.Cumsum.apply(self.reshape(-1), axis=0)
-        return ops.Cumsum.apply(self, axis=axis)
-
-    def std(self, axis=None, keepdims=None, ddof=None, *, dim=None, keepdim=None, **torch_style):
-        """sqrt(var): ddof=0 NumPy-style, PyTorch's correction of 1 when called PyTorch-style
-        (`dim=`, `unbiased=`, `correction=`), as `var`."""
-        return self.var(axis, keepdims, ddof, dim=dim, keepdim=keepdim, **torch_style).sqrt()
+    def cumsum(self, dim: Any = None, *, axis: Any = None, dtype: Any = None) -> Any:
+        """Running sum along `dim` (PyTorch needs the dim; without one, the flattened tensor,
+        as NumPy)."""
+        dim, _ = resolve_axis("cumsum", axis, None, dim)
+        source = self if dtype is None else self.to(dtype)
+        if dim is None:
+            return ops.Cumsum.apply(source.reshape(-1), axis=0)
+        return ops.Cumsum.apply(source, axis=check_dim("cumsum", dim, self._data.ndim))
 
     def norm(self, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Any:
         """The vector p-norm over `dim` (all by default), as torch.norm: p = 2 or "fro", any
@@ -144,43 +249,112 @@ class ReduceMethods:
         if p == np.inf or p == -np.inf:
             return self.abs().amax(dim, keepdim) if p > 0 else self.abs().amin(dim, keepdim)
         if p == 0:
-            count = (self != 0).astype(self.dtype).sum(dim=dim, keepdim=keepdim)
+            count = (self != 0).to(self.dtype).sum(dim=dim, keepdim=keepdim)
             return (self * 0).sum(dim=dim, keepdim=keepdim) + count
         if isinstance(p, str) and p != "fro":
             raise ValueError(f"norm: p={p!r} is not a vector norm; use 2 ('fro'), a number or inf")
-        return ops.Norm.apply(self, p=2 if p == "fro" else p, axis=dim, keepdims=bool(keepdim))
+        dims = check_dims("norm", dim, self._data.ndim)
+        return ops.Norm.apply(self, p=2 if p == "fro" else p, axis=dims, keepdims=bool(keepdim))
 
 
 def _extreme(tensor: Any, which: str, args: tuple, kwargs: dict) -> Any:
-    """The dispatch of `max`/`min` between NumPy's reduction and PyTorch's forms."""
+    """`max`/`min` in PyTorch's three forms: no dim, a dim (values and indices), another
+    tensor (elementwise)."""
     op = ops.Max if which == "max" else ops.Min
-    if args and isinstance(args[0], TensorMethods) or "other" in kwargs:
-        other = args[0] if args else kwargs["other"]
+    if (args and isinstance(args[0], TensorMethods)) or "other" in kwargs:
+        other = args[0] if args else kwargs.pop("other")
         return tensor.maximum(other) if which == "max" else tensor.minimum(other)
-    if "dim" in kwargs or (args and not isinstance(args[0], (tuple, list))):
-        dim = kwargs.pop("dim", args[0] if args else None)
-        keepdim = kwargs.pop("keepdim", args[1] if len(args) > 1 else False)
-        if kwargs:
-            raise TypeError(f"{which}(dim, keepdim): unexpected arguments {sorted(kwargs)}")
-        arg = np.argmax if which == "max" else np.argmin
-        if dim is None:  # (not a PyTorch form: the whole tensor, ties split as by max())
-            values = op.apply(tensor, axis=None, keepdims=bool(keepdim))
-            return ValuesIndices(values, _arg(tensor, arg, (None, bool(keepdim))))
-        # As in PyTorch, the values are picked at the indices (the first of tied extremes, or
-        # the first NaN), so the whole gradient goes to the element the index names.
-        index = _arg(tensor, arg, (dim, True))
-        values = tensor.gather(dim, index)
-        if not keepdim:
-            index, values = index.squeeze(dim), values.squeeze(dim)
-        return ValuesIndices(values, index)
-    axis = kwargs.pop("axis", args[0] if args else None)
-    keepdims = kwargs.pop("keepdims", kwargs.pop("keepdim", False))
-    if kwargs:
-        raise TypeError(f"{which}(axis, keepdims): unexpected arguments {sorted(kwargs)}")
-    return op.apply(tensor, axis=axis, keepdims=bool(keepdims))
+    dim = kwargs.pop("dim", kwargs.pop("axis", args[0] if args else None))
+    keepdim = kwargs.pop("keepdim", kwargs.pop("keepdims", args[1] if len(args) > 1 else False))
+    if kwargs or len(args) > 2:
+        raise TypeError(f"{which}(dim, keepdim=False): unexpected arguments {sorted(kwargs)}")
+    if tensor._data.size == 0 and (dim is None or tensor._data.ndim == 0):
+        raise ShapeError(
+            f"{which}(): the tensor is empty (shape {tensor.shape}), so it has no {which}imum; "
+            "give a dim whose length is not 0"
+        )
+    if dim is None:
+        return op.apply(tensor, axis=None, keepdims=False)
+    if isinstance(dim, (tuple, list)):
+        raise TypeError(
+            f"{which}(dim=...) takes one dim and returns (values, indices); for the "
+            f"{which}imum over several dims use a{which}(dim={tuple(dim)})"
+        )
+    axis = check_dim(which, dim, tensor._data.ndim)
+    if tensor._data.ndim == 0:  # (PyTorch: the value itself, and index 0)
+        zero = type(tensor)._make(np.zeros((), np.int64))
+        return ValuesIndices(tensor * 1, zero)
+    if tensor._data.shape[axis] == 0:
+        raise ShapeError(
+            f"{which}(): cannot take the {which}imum along dim {dim} of length 0 "
+            f"(shape {tensor.shape})"
+        )
+    # As in PyTorch, the values are picked at the indices (the first of tied extremes, or
+    # the first NaN: NumPy's argmax and argmin stop there too), so the whole gradient goes to
+    # the element the index names.
+    arg = np.argmax if which == "max" else np.argmin
+    index = np.asarray(arg(tensor._data, axis=axis, keepdims=True), dtype=np.int64)
+    values = _take(tensor, axis, index)
+    index = type(tensor)._make(index)
+    if not keepdim:
+        index, values = index.squeeze(axis), values.squeeze(axis)
+    return ValuesIndices(values, index)
 
 
-def _arg(tensor: Any, fn: Any, axis_keep: tuple) -> Any:
-    axis, keepdims = axis_keep
-    out = fn(tensor._data, axis=axis, keepdims=keepdims)
+def _arg(tensor: Any, fn: Any, op: str, dim: Any, keepdim: bool) -> Any:
+    if dim is None:
+        out = fn(tensor._data)
+        shape = (1,) * tensor._data.ndim if keepdim else ()
+        return type(tensor)._make(np.asarray(out, dtype=np.int64).reshape(shape))
+    axis = check_dim(op, dim, tensor._data.ndim)
+    if tensor._data.ndim == 0:
+        return type(tensor)._make(np.zeros((), np.int64))
+    out = fn(tensor._data, axis=axis, keepdims=keepdim)
     return type(tensor)._make(np.asarray(out, dtype=np.int64))
+
+
+def _order(data: np.ndarray, axis: int, descending: bool) -> np.ndarray:
+    """The stable sorting order of `data` along `axis`, NaN counting as the largest value (as
+    PyTorch's sort): ascending puts NaN last; descending is the ascending order of the array
+    read backwards, reversed, so NaN come first and equal values keep their order."""
+    if data.ndim == 0:
+        return np.zeros((), np.int64)
+    if not descending:
+        return np.argsort(data, axis=axis, kind="stable").astype(np.int64)
+    backwards = np.flip(data, axis)
+    order = np.argsort(backwards, axis=axis, kind="stable")
+    return np.flip(data.shape[axis] - 1 - order, axis).astype(np.int64)
+
+
+def _take(tensor: Any, axis: int, index: np.ndarray) -> Any:
+    """The elements at `index` along `axis` (take_along_axis) as an op of the graph."""
+    if tensor._data.ndim == 0:
+        return tensor * 1
+    grid = list(np.ogrid[tuple(slice(n) for n in index.shape)])
+    grid[axis] = index
+    return tensor[tuple(grid)]
+
+
+def _check_index(tensor: Any, op: str, axis: int, index: np.ndarray) -> None:
+    """PyTorch's rules for a gather/scatter index: integer, as many dims as the tensor, no
+    larger except along `axis`, every value in range."""
+    shape = tensor._data.shape
+    if index.dtype.kind not in "iu":
+        raise TypeError(f"{op}(): the index must be an integer tensor, got dtype {index.dtype}")
+    if index.ndim != len(shape) and not (index.ndim <= 1 and len(shape) <= 1):
+        raise ShapeError(
+            f"{op}(): the index has {index.ndim} dims but the tensor has {len(shape)} (shape "
+            f"{shape}); index tensor must have the same number of dimensions as input tensor"
+        )
+    for d, (n, m) in enumerate(zip(index.shape, shape)):
+        if d != axis and n > m:
+            raise ShapeError(
+                f"{op}(): index shape {index.shape} is larger than the tensor's {shape} "
+                f"along dim {d}, which is not the gather dim {axis}"
+            )
+    size = shape[axis] if shape else 1
+    if index.size and (index.min() < 0 or index.max() >= size):
+        bad = index.max() if index.max() >= size else index.min()
+        raise IndexError(
+            f"{op}(): index {int(bad)} is out of bounds for dim {axis} with size {size}"
+        )

@@ -41,10 +41,15 @@ _writes: dict[int, list] = {}
 
 
 def owner(array: np.ndarray) -> np.ndarray:
-    """The ndarray that owns `array`'s memory: the bottom of its chain of views."""
-    while isinstance(array.base, np.ndarray):
-        array = array.base
-    return array
+    """The ndarray that owns `array`'s memory: the bottom of its chain of views (through the
+    holder object NumPy's as_strided puts between a view and its array, too)."""
+    while True:
+        base = array.base
+        if not isinstance(base, np.ndarray):
+            base = getattr(base, "base", None)  # (as_strided's DummyArray)
+            if not isinstance(base, np.ndarray):
+                return array
+        array = base
 
 
 def _entry(array: np.ndarray) -> list | None:

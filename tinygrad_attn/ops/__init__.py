@@ -28,12 +28,34 @@ from .elementwise import (
     Tanh,
 )
 from .matmul import Einsum, MatMul
-from .movement import Concatenate, GetItem, MaskedFill, Reshape, Stack, Transpose, Where
+from .movement import (
+    Concatenate,
+    Diagonal,
+    GetItem,
+    MaskedFill,
+    Reshape,
+    Stack,
+    Transpose,
+    Where,
+)
 from .reduce import Max, Mean, Sum, Var
 from .reduce_more import Cumsum, Min, Norm, Prod
 from .shape import BroadcastTo, Cast, Clone, Flip, Pad, Roll, Tile
 from .softmax import LogSoftmax, Softmax
-from .unary import Clip, Cos, Elu, Expm1, LeakyRelu, Log1p, Maximum, Minimum, Sin, Softplus
+from .unary import (
+    Clip,
+    Cos,
+    Elu,
+    Expm1,
+    LeakyRelu,
+    Log1p,
+    Maximum,
+    Minimum,
+    Round,
+    Sign,
+    Sin,
+    Softplus,
+)
 from .writes import Copy, CopySlices, IndexPut
 
 __all__ = [
@@ -48,6 +70,7 @@ __all__ = [
     "CopySlices",
     "Cos",
     "Cumsum",
+    "Diagonal",
     "Div",
     "DivRounded",
     "Elu",
@@ -79,8 +102,10 @@ __all__ = [
     "Remainder",
     "Reshape",
     "Roll",
+    "Round",
     "ScaledDotProductAttention",
     "Sigmoid",
+    "Sign",
     "Sin",
     "Softmax",
     "Softplus",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import ShapeError, dim_error
 from ..function import Function
 from ..tensor import Tensor
 from ._util import broadcast_shape, normalize_axis, select
@@ -39,52 +40,45 @@ class Reshape(Function):
 
 def _int_axis(axis, where: str) -> int:
     if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
-        raise TypeError(f"{where}: axis must be an int, got {type(axis).__name__}")
+        raise TypeError(f"{where}: dim must be an int, got {type(axis).__name__}")
     return int(axis)
+
+
+def _in_range(axis: int, ndim: int, where: str) -> int:
+    """`axis` of a tensor with `ndim` dims, non-negative; PyTorch's IndexError otherwise (a 0-d
+    tensor takes 0 and -1)."""
+    span = max(ndim, 1)
+    if not -span <= axis < span:
+        raise dim_error(where, axis, ndim)
+    return axis % span
 
 
 def unsqueezed_shape(shape: tuple, axis: int) -> tuple:
     """The shape `unsqueeze(axis)` gives: a 1 inserted at `axis` (of the new shape)."""
-    axis = _int_axis(axis, f"unsqueeze({axis!r})")
-    ndim = len(shape) + 1
-    if not -ndim <= axis < ndim:
-        raise ValueError(
-            f"unsqueeze({axis}): axis out of range for a tensor of shape {shape} "
-            f"(allowed: {-ndim} to {ndim - 1})"
-        )
-    axis %= ndim
+    where = f"unsqueeze({axis!r})"
+    axis = _in_range(_int_axis(axis, where), len(shape) + 1, where)
     return shape[:axis] + (1,) + shape[axis:]
 
 
 def squeezed_shape(shape: tuple, axis) -> tuple:
-    """The shape `squeeze(axis)` gives: the size-1 axes (or the named ones) dropped."""
+    """The shape `squeeze(axis)` gives, as PyTorch: the size-1 dims (of those named) dropped; a
+    named dim whose size is not 1 is left as it is."""
     if axis is None:
         return tuple(n for n in shape if n != 1)
+    where = f"squeeze({axis!r})"
     axes = axis if isinstance(axis, (tuple, list)) else (axis,)
-    normalised = set()
-    for a in axes:
-        a = _int_axis(a, f"squeeze({axis!r})")
-        if not -len(shape) <= a < len(shape):
-            raise ValueError(f"squeeze({axis}): axis {a} out of range for shape {shape}")
-        if shape[a] != 1:
-            raise ValueError(
-                f"squeeze({axis}): axis {a} has size {shape[a]}, not 1, in shape {shape}"
-            )
-        normalised.add(a % len(shape))
-    return tuple(n for i, n in enumerate(shape) if i not in normalised)
+    named = {_in_range(_int_axis(a, where), len(shape), where) for a in axes}
+    return tuple(n for i, n in enumerate(shape) if i not in named or n != 1)
 
 
 def swapped_axes(shape: tuple, axis1, axis2) -> tuple:
-    """The axes permutation `swapaxes(axis1, axis2)` gives."""
-    where = f"swapaxes({axis1!r}, {axis2!r})"
-    a, b = _int_axis(axis1, where), _int_axis(axis2, where)
+    """The axes permutation `swapaxes(axis1, axis2)` (PyTorch's `transpose(a, b)`) gives."""
+    where = f"transpose({axis1!r}, {axis2!r})"
+    a = _in_range(_int_axis(axis1, where), len(shape), where)
+    b = _in_range(_int_axis(axis2, where), len(shape), where)
     axes = list(range(len(shape)))
-    try:
+    if axes:
         axes[a], axes[b] = axes[b], axes[a]
-    except IndexError:
-        raise ValueError(
-            f"{where}: axis out of range for a tensor of shape {shape} ({len(shape)} axes)"
-        ) from None
     return tuple(axes)
 
 
@@ -106,10 +100,10 @@ class Transpose(Function):
     @staticmethod
     def forward(ctx, a, axes=None):
         axes = tuple(range(a.ndim))[::-1] if axes is None else tuple(axes)
-        if sorted(normalize_axis(x, a.ndim, "Transpose", a.shape) for x in axes) != list(
+        if sorted(_in_range(_int_axis(x, "permute"), a.ndim, "permute") for x in axes) != list(
             range(a.ndim)
         ):
-            raise ValueError(
+            raise ShapeError(
                 f"Transpose: axes {axes} are not a permutation of the {a.ndim} axes of a "
                 f"tensor of shape {a.shape}"
             )
@@ -119,6 +113,45 @@ class Transpose(Function):
     @staticmethod
     def backward(ctx, grad_out):
         return (grad_out.transpose(np.argsort(ctx.axes)),)
+
+
+class Diagonal(Function):
+    """out = the diagonal of a over dims (dim1, dim2), shifted by offset, as the last axis (a
+    view, writable, as PyTorch's);  da = zeros with dout on that diagonal"""
+
+    is_view = True
+
+    @staticmethod
+    def forward(ctx, a, offset=0, dim1=0, dim2=1):
+        if a.ndim < 2:
+            raise ShapeError(f"diagonal: the tensor needs at least 2 dims, got shape {a.shape}")
+        dim1, dim2 = (_in_range(_int_axis(d, "diagonal"), a.ndim, "diagonal") for d in (dim1, dim2))
+        if dim1 == dim2:
+            raise ShapeError(f"diagonal: dim1 and dim2 cannot be the same dim ({dim1})")
+        ctx.offset, ctx.dim1, ctx.dim2, ctx.input_shape = offset, dim1, dim2, a.shape
+        return diagonal_view(a, offset, dim1, dim2)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        grad_a = np.zeros(ctx.input_shape, dtype=grad_out.dtype)
+        diagonal_view(grad_a, ctx.offset, ctx.dim1, ctx.dim2)[...] = grad_out
+        return (grad_a,)
+
+
+def diagonal_view(a: np.ndarray, offset: int, dim1: int, dim2: int) -> np.ndarray:
+    """A writable view of a's diagonal (NumPy's np.diagonal is read-only)."""
+    rows, cols = a.shape[dim1], a.shape[dim2]
+    length = max(0, min(rows, cols - offset) if offset >= 0 else min(rows + offset, cols))
+    start = [0] * a.ndim
+    if length:
+        start[dim2 if offset >= 0 else dim1] = abs(offset)
+    corner = a[tuple(slice(s, None) for s in start)] if length else a
+    others = [d for d in range(a.ndim) if d not in (dim1, dim2)]
+    shape = tuple(a.shape[d] for d in others) + (length,)
+    strides = tuple(corner.strides[d] for d in others) + (
+        corner.strides[dim1] + corner.strides[dim2],
+    )
+    return np.lib.stride_tricks.as_strided(corner, shape, strides, writeable=a.flags.writeable)
 
 
 def _is_basic(index) -> bool:

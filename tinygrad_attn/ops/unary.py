@@ -70,12 +70,11 @@ class Expm1(Function):
 
 
 class Clip(Function):
-    """out = min(max(a, low), high);  da = dout where low <= a <= high, else 0 (PyTorch)"""
+    """out = min(max(a, low), high) (numbers);  da = dout where low <= a <= high, else 0"""
 
     @staticmethod
     def forward(ctx, a, low=None, high=None):
-        if low is not None and high is not None and np.any(np.asarray(low) > np.asarray(high)):
-            raise ValueError(f"Clip: min {low} is larger than max {high}")
+        # (min above max gives max everywhere, with no gradient, as PyTorch)
         inside = np.ones(a.shape, dtype=np.bool_)
         if low is not None:
             inside &= a >= low
@@ -189,3 +188,33 @@ class Softplus(Function):
         (scaled,) = ctx.saved_tensors
         sigmoid = 0.5 * (1 + np.tanh(0.5 * scaled))
         return (grad_out * select(scaled > ctx.threshold, 1.0, sigmoid),)
+
+
+class Sign(Function):
+    """out = sign(a) (-1, 0 or 1);  da = 0 (PyTorch's: a zero gradient, not none)"""
+
+    @staticmethod
+    def forward(ctx, a):
+        return np.sign(a)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        return (np.zeros_like(grad_out),)
+
+
+class Round(Function):
+    """out = a rounded (mode "floor", "ceil", "trunc", or "round": to `decimals` places, half to
+    even, as PyTorch);  da = 0 (a step function)"""
+
+    @staticmethod
+    def forward(ctx, a, mode, decimals=0):
+        ctx.mode = mode
+        if a.dtype.kind != "f":
+            return a.copy()  # (an integer is its own rounding)
+        if mode == "round":
+            return np.round(a, decimals)
+        return {"floor": np.floor, "ceil": np.ceil, "trunc": np.trunc}[mode](a)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        return (np.zeros_like(grad_out),)

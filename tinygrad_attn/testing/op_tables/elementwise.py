@@ -253,3 +253,33 @@ register(
         "number ** x: the gradient flows to the exponent (Tensor.__rpow__)",
     )
 )
+
+
+# sign and the roundings are step functions (gradient 0); values a step away from their jumps
+# (0 for sign and trunc, the integers for floor and ceil, the halves for round).
+_OFF_STEPS = Domain("off the steps", 0.1, 0.4, signed=True)
+register(unary("Sign", Tensor.sign, np.sign, _OFF_STEPS))
+
+
+def _rounded(x: Tensor, mode: str = "round") -> Tensor:
+    return x.round() if mode == "round" else getattr(x, mode)()
+
+
+def _np_rounded(x: np.ndarray, mode: str = "round") -> np.ndarray:
+    return getattr(np, "round" if mode == "round" else mode)(x)
+
+
+register(
+    OpSpec(
+        "Round",
+        _rounded,
+        _np_rounded,
+        tuple(
+            Case(f"(3,4) {mode}", (Values((3, 4), _OFF_STEPS),), {"mode": mode})
+            for mode in ("round", "floor", "ceil", "trunc")
+        ),
+        lambda c: Case("", (Values(c.shape(), _OFF_STEPS),), {"mode": c.pick(("floor", "ceil"))}),
+        "ops.unary",
+        "round, floor, ceil, trunc: step functions, gradient 0",
+    )
+)

@@ -366,3 +366,29 @@ register(
         "ops.movement",
     )
 )
+
+
+def _diagonal(x: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    return x.diagonal(offset, dim1, dim2)
+
+
+def _np_diagonal(x: np.ndarray, offset: int = 0, dim1: int = 0, dim2: int = 1) -> np.ndarray:
+    return np.diagonal(x, offset, dim1, dim2)
+
+
+register(
+    OpSpec(
+        "Diagonal",
+        _diagonal,
+        _np_diagonal,
+        (
+            Case("(3,4)", (Values((3, 4)),), {}),
+            Case("(3,4) offset=1", (Values((3, 4)),), {"offset": 1}),
+            Case("(4,3) offset=-2", (Values((4, 3)),), {"offset": -2}),
+            Case("(2,3,4) dims (2, 0)", (Values((2, 3, 4)),), {"dim1": 2, "dim2": 0}),
+        ),
+        lambda c: Case("", (Values((c.integer(1, 4), c.integer(1, 4))),), {}),
+        "ops.movement",
+        "a view of the diagonal, as PyTorch",
+    )
+)

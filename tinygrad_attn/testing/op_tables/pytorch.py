@@ -148,15 +148,19 @@ register(unary("rsqrt", _rsqrt, lambda x: 1 / np.sqrt(x), POSITIVE))
 
 # ------------------------------------------------------------- reductions (reduce_more.py)
 def _min(x: Tensor, axis=None, keepdims=False) -> Tensor:
-    return x.min(axis=axis, keepdims=keepdims)
+    return x.amin(dim=() if axis is None else axis, keepdim=keepdims)  # (the op Min)
 
 
 def _prod(x: Tensor, axis=None, keepdims=False) -> Tensor:
-    return x.prod(axis=axis, keepdims=keepdims)
+    return x.prod(dim=axis, keepdim=keepdims)
 
 
 def _std(x: Tensor, axis=None, keepdims=False) -> Tensor:
-    return x.std(axis=axis, keepdims=keepdims)
+    return x.std(dim=axis, keepdim=keepdims)  # (PyTorch's default correction of 1)
+
+
+def _np_std(x: np.ndarray, axis=None, keepdims=False) -> np.ndarray:
+    return np.std(x, axis=axis, keepdims=keepdims, ddof=1)
 
 
 register(reduction("Min", _min, np.min, DISTINCT))
@@ -186,7 +190,7 @@ register(
     OpSpec(
         "std",
         _std,
-        np.std,
+        _np_std,
         tuple(
             Case(f"(2,3,4) axis={a}", (Values((2, 3, 4), DISTINCT),), {"axis": a})
             for a in (None, 0, -1, (0, 2))

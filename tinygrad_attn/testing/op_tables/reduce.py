@@ -68,12 +68,21 @@ def _reduced_count(shape: tuple, axis: Any) -> int:
 
 # --------------------------------------------------------------- reduction entries
 
+
+def _amax(x: Tensor, axis: Any = None, keepdims: bool = False) -> Tensor:
+    return x.amax(dim=() if axis is None else axis, keepdim=keepdims)  # (the op Max)
+
+
+def _var(x: Tensor, axis: Any = None, keepdims: bool = False, ddof: int = 0) -> Tensor:
+    return x.var(dim=axis, keepdim=keepdims, correction=ddof)
+
+
 register(reduction("Sum", Tensor.sum, np.sum))
 register(reduction("Mean", Tensor.mean, np.mean))
 register(
     reduction(
         "Max",
-        Tensor.max,
+        _amax,
         np.max,
         DISTINCT,
         extra=[
@@ -95,7 +104,7 @@ register(
 register(
     reduction(
         "Var",
-        Tensor.var,
+        _var,
         np.var,
         extra=[
             Case(
