@@ -4,14 +4,26 @@ This file re-exports the public API (shared/API.md) and defines nothing of its o
 its imports does not matter.
 """
 
-from . import functional, nn, optim, serialization, utils
+from . import (  # noqa: F401  (torch.amp, torch.cuda, torch.backends, torch.onnx: CPU-only)
+    amp,
+    backends,
+    cuda,
+    functional,
+    nn,
+    onnx,
+    optim,
+    serialization,
+    utils,
+)
 from .creation import (  # noqa: F401  (PyTorch spellings; ta.tensor: the function, not the module)
     arange,
+    as_tensor,
     bool,
     cat,
     concatenate,
     device,
     double,
+    empty_like,
     float,
     float16,
     float32,
@@ -20,6 +32,8 @@ from .creation import (  # noqa: F401  (PyTorch spellings; ta.tensor: the functi
     full,
     full_like,
     half,
+    int8,
+    int16,
     int32,
     int64,
     long,
@@ -30,11 +44,16 @@ from .creation import (  # noqa: F401  (PyTorch spellings; ta.tensor: the functi
     randint,
     randn,
     randn_like,
+    short,
     stack,
     tensor,
     topk,
     tril,
     triu,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
     where,
     zeros,
     zeros_like,
@@ -44,14 +63,24 @@ from .engine import BackwardStep
 from .function import Function
 from .gradcheck import GradcheckError, gradcheck
 from .random import Generator
+from .runtime import (  # noqa: F401  (torch.compile and the precision switches)
+    compile,
+    get_float32_matmul_precision,
+    get_num_threads,
+    set_float32_matmul_precision,
+    set_num_threads,
+)
 from .serialization import load, save
-from .state import (
+from .state import (  # noqa: F401
     enable_grad,
     get_default_dtype,
+    inference_mode,
     is_grad_enabled,
+    is_inference_mode_enabled,
     manual_seed,
     no_grad,
     set_default_dtype,
+    set_grad_enabled,
 )
 from .tensor import Tensor
 from .torch_functions import (  # noqa: F401  (torch.exp, torch.matmul, ... : PyTorch code carries over)
@@ -120,6 +149,19 @@ from .torch_functions import (  # noqa: F401  (torch.exp, torch.matmul, ... : Py
     transpose,
     unsqueeze,
     var,
+)
+from .typed import (  # noqa: F401  (torch.FloatTensor, ..., torch.finfo)
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+    finfo,
+    iinfo,
 )
 
 __version__ = "0.1.0"

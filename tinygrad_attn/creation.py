@@ -55,7 +55,11 @@ __all__ = [
 float16 = half = np.dtype(np.float16)
 float32 = float = np.dtype(np.float32)  # noqa: A001
 float64 = double = np.dtype(np.float64)
+int8 = np.dtype(np.int8)
+int16 = short = np.dtype(np.int16)
 int32 = int = np.dtype(np.int32)  # noqa: A001
+uint8 = np.dtype(np.uint8)
+uint16, uint32, uint64 = np.dtype(np.uint16), np.dtype(np.uint32), np.dtype(np.uint64)
 int64 = long = np.dtype(np.int64)
 bool = np.dtype(np.bool_)  # noqa: A001
 
@@ -101,11 +105,22 @@ def ones(*shape: Any, requires_grad: bool = False, dtype: Any = None, device=Non
 
 
 def arange(
-    *args: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+    *args: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **kw: Any
 ) -> Tensor:
-    """As `np.arange` (integers give an integer tensor)."""
+    """`torch.arange(end)`, `arange(start, end, step)`: int64 for integer bounds, the default
+    float dtype when one is a float (as PyTorch; NumPy gives float64)."""
     check_device(device)
-    return from_numpy(np.arange(*args, dtype=dtype), requires_grad)
+    if kw:  # (keyword spellings: start=, end=, step=)
+        args = (kw.pop("start", 0), kw.pop("end"), kw.pop("step", 1)) if "end" in kw else args
+    if kw:
+        raise TypeError(f"arange() got unexpected keyword argument(s) {sorted(kw)}")
+    values = [getattr(a, "_data", a) for a in args]
+    if dtype is None:
+        floats = any(np.asarray(v).dtype.kind == "f" for v in values)
+        dtype = get_default_dtype() if floats else np.int64
+    return from_numpy(
+        np.arange(*[np.asarray(v).item() for v in values], dtype=dtype), requires_grad
+    )
 
 
 def randn(
@@ -123,13 +138,26 @@ def randn(
 
 
 def concatenate(tensors: Sequence[Any], axis: int = 0) -> Tensor:
-    """Join tensors along an existing axis (`np.concatenate`)."""
-    return ops.Concatenate.apply(*ops.movement.tensor_sequence(tensors, "concatenate"), axis=axis)
+    """Join tensors along an existing axis (`np.concatenate`, PyTorch's `cat`)."""
+    pieces = ops.movement.tensor_sequence(tensors, "concatenate")
+    return ops.Concatenate.apply(*_same_dtype(pieces), axis=axis)
 
 
-def stack(tensors: Sequence[Any], axis: int = 0) -> Tensor:
-    """Join tensors along a new axis (`np.stack`)."""
-    return ops.Stack.apply(*ops.movement.tensor_sequence(tensors, "stack"), axis=axis)
+def _same_dtype(pieces: tuple) -> tuple:
+    """The pieces of a join in one dtype, PyTorch's promotion of them all."""
+    dtypes = {getattr(p, "dtype", None) for p in pieces}
+    if len(dtypes) <= 1:
+        return pieces
+    dtype = result_type(*pieces)
+    return tuple(as_constant(p, dtype) for p in pieces)
+
+
+def stack(tensors: Sequence[Any], dim: int = 0, *, axis: Any = None, out: Any = None) -> Tensor:
+    """Join tensors along a new dim (`torch.stack`; `axis=` as NumPy spells it)."""
+    if out is not None:
+        raise TypeError("stack(out=...) is not supported; use the returned tensor")
+    pieces = ops.movement.tensor_sequence(tensors, "stack")
+    return ops.Stack.apply(*_same_dtype(pieces), axis=dim if axis is None else axis)
 
 
 def where(condition: Any, a: Any, b: Any) -> Tensor:
@@ -202,10 +230,33 @@ def randint(
     """Integers in [low, high) (or [0, low) with one bound), as `torch.randint`, from
     `generator` or the global generator (`ta.manual_seed`)."""
     check_device(device)
-    if high is None:
+    if isinstance(high, (tuple, list, Size)) and size == ():  # randint(high, size)
+        low, high, size = 0, low, high
+    elif high is None:
         low, high = 0, low
+    if low >= high:
+        raise ValueError(f"randint: low ({low}) must be less than high ({high})")
     rng = numpy_generator(generator, "randint")
-    return from_numpy(rng.integers(low, high, size=size, dtype=dtype or np.int64))
+    shape = (size,) if isinstance(size, (builtins.int, np.integer)) else tuple(size)
+    return from_numpy(rng.integers(low, high, size=shape, dtype=dtype or np.int64))
+
+
+def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    """`torch.as_tensor`: `data` itself if it is a tensor of that dtype, a tensor sharing an
+    ndarray's memory when no conversion is needed, else a new tensor."""
+    check_device(device)
+    if isinstance(data, Tensor):
+        return data if dtype is None else data.to(dtype)
+    if isinstance(data, np.ndarray) and data.dtype.kind in "fiub":
+        if dtype is None or np.dtype(dtype) == data.dtype:
+            return from_numpy(data)
+        return from_numpy(data.astype(dtype))
+    return tensor(data, dtype=dtype)
+
+
+def empty_like(t: Any, dtype: Any = None, device: Any = None, requires_grad=False) -> Tensor:
+    """As `zeros_like` (never uninitialised memory here)."""
+    return zeros_like(t, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def cat(tensors: Sequence[Any], dim: int = 0, *, axis: Any = None) -> Tensor:

@@ -18,6 +18,10 @@ class DTypeError(TypeError, RuntimeError):
     """A dtype the operation cannot take or give (PyTorch: RuntimeError)."""
 
 
+class DeviceError(RuntimeError, ValueError):
+    """A device other than the CPU (PyTorch without CUDA: RuntimeError / AssertionError)."""
+
+
 def dim_error(op: str, dim: object, ndim: int) -> IndexError:
     """PyTorch's IndexError for a dim out of range, naming the op and the valid range."""
     low, high = (-ndim, ndim - 1) if ndim else (-1, 0)

@@ -34,9 +34,26 @@ def is_grad_enabled() -> bool:
 
 
 class _SetGradMode:
-    """Context manager and decorator that sets grad mode for the current thread."""
+    """Context manager and decorator that sets grad mode for the current thread: `with
+    no_grad():`, `@no_grad()`, and (as PyTorch 2) `@no_grad` without parentheses."""
 
     mode = True
+
+    def __new__(cls, orig_func: Callable | None = None) -> Any:
+        self = super().__new__(cls)
+        if orig_func is None:
+            return self
+        if not callable(orig_func):
+            raise TypeError(f"{cls.__name__}() takes no arguments (got {orig_func!r})")
+        return self(orig_func)  # `@no_grad` on a function: the wrapped function
+
+    def __init__(self, orig_func: Callable | None = None) -> None:
+        pass
+
+    def clone(self) -> _SetGradMode:
+        copy = self.__class__()
+        copy.__dict__.update(self.__dict__)
+        return copy
 
     def __enter__(self) -> None:
         self._previous = grad_mode.enabled
@@ -48,7 +65,7 @@ class _SetGradMode:
     def __call__(self, fn: Callable) -> Callable:
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with self.__class__():
+            with self.clone():
                 return fn(*args, **kwargs)
 
         return wrapper
@@ -64,6 +81,65 @@ class enable_grad(_SetGradMode):
     """`with ta.enable_grad():` records a graph again inside a `no_grad` block."""
 
     mode = True
+
+
+class inference_mode(_SetGradMode):
+    """`with ta.inference_mode():` (or `@ta.inference_mode()`): as `no_grad` here (PyTorch's
+    extra speed-up of inference tensors has no counterpart); `inference_mode(False)` is a
+    no-op, as in PyTorch."""
+
+    mode = False
+
+    def __new__(cls, mode: Any = True) -> Any:
+        if callable(mode) and not isinstance(mode, bool):
+            return super().__new__(cls, mode)
+        self = super().__new__(cls)
+        self._on = bool(mode)
+        return self
+
+    def __init__(self, mode: Any = True) -> None:
+        pass
+
+    def __enter__(self) -> None:
+        self._previous = grad_mode.enabled
+        if getattr(self, "_on", True):
+            grad_mode.enabled = False
+
+
+class set_grad_enabled(_SetGradMode):
+    """`ta.set_grad_enabled(False)`: sets grad mode now (a function call, as in PyTorch), and as
+    `with ta.set_grad_enabled(flag):` only inside the block."""
+
+    def __new__(cls, mode: Any) -> Any:
+        self = object.__new__(cls)
+        self._previous = grad_mode.enabled
+        self.mode = bool(mode)
+        grad_mode.enabled = self.mode  # (in effect at once, as PyTorch's)
+        return self
+
+    def __init__(self, mode: Any) -> None:
+        pass
+
+    def __enter__(self) -> None:
+        grad_mode.enabled = self.mode
+
+    def __exit__(self, *exc: object) -> None:
+        grad_mode.enabled = self._previous
+
+    def clone(self) -> set_grad_enabled:
+        previous = grad_mode.enabled
+        copy = self.__class__(self.mode)
+        copy._previous = grad_mode.enabled = previous  # (made for entering later: no effect now)
+        return copy
+
+    def __call__(self, fn: Callable) -> Callable:
+        grad_mode.enabled = self._previous  # a decorator, not a call: undo the immediate effect
+        return super().__call__(fn)
+
+
+def is_inference_mode_enabled() -> bool:
+    """False: inference mode is `no_grad` here, and leaves no mark of its own."""
+    return False
 
 
 def _no_site() -> str | None:

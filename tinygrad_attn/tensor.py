@@ -187,7 +187,8 @@ class Tensor(InPlaceMixin, InteropMixin, TensorMethods, ShapeMethods, ReduceMeth
             raise NotImplementedError(
                 "backward(create_graph=True): higher-order gradients are not built yet"
             )
-        collections.deque(engine.backward_steps(self, gradient, bool(retain_graph)), maxlen=0)
+        with np.errstate(all="ignore"):  # inf and nan arise silently, as in PyTorch's kernels
+            collections.deque(engine.backward_steps(self, gradient, bool(retain_graph)), maxlen=0)
 
     def backward_steps(
         self, gradient: Any = None, retain_graph: bool = False

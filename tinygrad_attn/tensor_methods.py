@@ -26,7 +26,7 @@ import numpy as np
 
 from . import numpy_protocol, ops, versions
 from .dtypes import operands
-from .errors import DTypeError
+from .errors import DeviceError, DTypeError
 
 
 class device:  # noqa: N801  (PyTorch's spelling: `torch.device("cpu")`)
@@ -58,9 +58,10 @@ def check_device(value: Any) -> str:
     text = value.type if isinstance(value, device) else value
     if isinstance(text, str) and text.split(":")[0] == "cpu":
         return "cpu"
-    raise ValueError(
-        f"device {value!r}: tinygrad_attn runs on NumPy, on the CPU only. Pass device='cpu' "
-        "(or leave it out)."
+    raise DeviceError(
+        f"device {value!r}: tinygrad_attn runs on NumPy, on the CPU only (as a PyTorch without "
+        "CUDA: ta.cuda.is_available() is False). Pass device='cpu' or leave it out; ported "
+        "code that picks 'cuda' if torch.cuda.is_available() picks 'cpu' here."
     )
 
 
@@ -341,6 +342,9 @@ class TensorMethods:
 
     def cuda(self, *args: Any, **kwargs: Any) -> Any:
         check_device("cuda")
+
+    def pin_memory(self) -> Any:
+        return self
 
     def to(self, *args: Any, dtype: Any = None, device: Any = None, copy: bool = False) -> Any:
         """`to(dtype)`, `to("cpu")`, `to(other_tensor)`: a cast when the dtype changes, else

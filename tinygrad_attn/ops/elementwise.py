@@ -88,7 +88,10 @@ class Div(Function):
         if a.dtype.kind != "f" and b.dtype.kind != "f":  # int / int: a float, as PyTorch
             a, b = float_input(a), float_input(b)
         ctx.save_for_backward(a, b)
-        return a / b
+        if b.ndim == 0 and b != 0:  # (x / 2: nothing for NumPy to warn about)
+            return a / b
+        with np.errstate(divide="ignore", invalid="ignore"):  # x / 0 is inf, as PyTorch: no warning
+            return a / b
 
     @staticmethod
     def backward(ctx, grad_out):
@@ -161,7 +164,8 @@ class Pow(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        out = np.power(a, b)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # (0 ** -1 is inf)
+            out = np.power(a, b)
         ctx.save_for_backward(a, b, out)
         return out
 
@@ -188,7 +192,8 @@ class Exp(Function):
     @staticmethod
     def forward(ctx, a):
         a = float_input(a)
-        out = np.exp(a)
+        with np.errstate(over="ignore"):  # exp(1000) is inf, as PyTorch: no warning
+            out = np.exp(a)
         ctx.save_for_backward(out)
         return out
 
@@ -205,7 +210,8 @@ class Log(Function):
     def forward(ctx, a):
         a = float_input(a)
         ctx.save_for_backward(a)
-        return np.log(a)
+        with np.errstate(divide="ignore", invalid="ignore"):  # log(0) = -inf, as PyTorch
+            return np.log(a)
 
     @staticmethod
     def backward(ctx, grad_out):
@@ -219,7 +225,8 @@ class Sqrt(Function):
     @staticmethod
     def forward(ctx, a):
         a = float_input(a)
-        out = np.sqrt(a)
+        with np.errstate(invalid="ignore"):  # sqrt(-1) = nan, as PyTorch: no warning
+            out = np.sqrt(a)
         ctx.save_for_backward(out)
         return out
 
