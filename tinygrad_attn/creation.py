@@ -137,10 +137,10 @@ def randn(
     return from_numpy(array, requires_grad)
 
 
-def concatenate(tensors: Sequence[Any], axis: int = 0) -> Tensor:
+def concatenate(tensors: Sequence[Any], axis: int = 0, *, dim: Any = None) -> Tensor:
     """Join tensors along an existing axis (`np.concatenate`, PyTorch's `cat`)."""
     pieces = ops.movement.tensor_sequence(tensors, "concatenate")
-    return ops.Concatenate.apply(*_same_dtype(pieces), axis=axis)
+    return ops.Concatenate.apply(*_same_dtype(pieces), axis=axis if dim is None else dim)
 
 
 def _same_dtype(pieces: tuple) -> tuple:

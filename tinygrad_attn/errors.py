@@ -18,6 +18,11 @@ class DTypeError(TypeError, RuntimeError):
     """A dtype the operation cannot take or give (PyTorch: RuntimeError)."""
 
 
+class NotForDTypeError(NotImplementedError, TypeError):
+    """An operation PyTorch has no kernel for in that dtype (`&` of floats): PyTorch's
+    NotImplementedError, and a TypeError in Python's terms."""
+
+
 class DeviceError(RuntimeError, ValueError):
     """A device other than the CPU (PyTorch without CUDA: RuntimeError / AssertionError)."""
 

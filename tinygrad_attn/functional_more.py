@@ -174,7 +174,10 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     """log(sum(exp(x))) over `dim`, with the maximum taken out first so that nothing
     overflows; its gradient is softmax(x) over `dim`."""
     input = _tensor(input, "logsumexp")
-    peak = input._data.max(axis=dim, keepdims=True)
+    if input._data.size == 0:  # (NumPy's max of nothing fails; the sum of no exp is 0)
+        peak = np.zeros(np.sum(input._data, axis=dim, keepdims=True).shape, input.dtype)
+    else:
+        peak = input._data.max(axis=dim, keepdims=True)
     peak = np.where(np.isfinite(peak), peak, 0)  # a row of -inf: its sum is 0, its log -inf
     total = (input - peak).exp().sum(dim=dim, keepdim=True).log() + peak
     return total if keepdim else total.squeeze(dim)

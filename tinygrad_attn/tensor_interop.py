@@ -15,6 +15,7 @@ import numpy as np
 
 from . import ops
 from . import tensor as _tensor  # (tensor.py imports this module; read at call time)
+from .errors import ShapeError
 from .state import get_default_dtype
 
 
@@ -28,9 +29,9 @@ class InteropMixin:
 
     def __bool__(self) -> bool:
         if self._data.size != 1:
-            raise ValueError(
-                f"The truth value of a tensor of shape {self.shape} is ambiguous; use "
-                ".any() / .all() on .data, or compare one element with .item()"
+            raise ShapeError(
+                f"The truth value of a tensor of shape {self.shape} (more than one element) is "
+                "ambiguous; use .any() or .all(), or compare one element (t[i].item())"
             )
         return bool(self._data)
 

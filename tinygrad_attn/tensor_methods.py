@@ -26,7 +26,7 @@ import numpy as np
 
 from . import numpy_protocol, ops, versions
 from .dtypes import operands
-from .errors import DeviceError, DTypeError
+from .errors import DeviceError, DTypeError, NotForDTypeError
 
 
 class device:  # noqa: N801  (PyTorch's spelling: `torch.device("cpu")`)
@@ -581,7 +581,7 @@ def _logic(fn: Any, a: Any, b: Any) -> Any:
 
 def _check_bits(symbol: str, dtype: np.dtype) -> None:
     if dtype.kind not in "iub":
-        raise DTypeError(
+        raise NotForDTypeError(
             f"{symbol}: bitwise operations take bool or integer tensors, not {dtype} ones (as "
             "PyTorch); for masks compare first (x > 0) & (y > 0), or use logical_and"
         )

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..function import Function
 from ._util import frozen, select
+from .elementwise import float_input
 
 
 class Sin(Function):
@@ -17,6 +18,7 @@ class Sin(Function):
 
     @staticmethod
     def forward(ctx, a):
+        a = float_input(a)
         ctx.save_for_backward(a)
         return np.sin(a)
 
@@ -31,6 +33,7 @@ class Cos(Function):
 
     @staticmethod
     def forward(ctx, a):
+        a = float_input(a)
         ctx.save_for_backward(a)
         return np.cos(a)
 
@@ -45,8 +48,10 @@ class Log1p(Function):
 
     @staticmethod
     def forward(ctx, a):
+        a = float_input(a)
         ctx.save_for_backward(a)
-        return np.log1p(a)
+        with np.errstate(divide="ignore", invalid="ignore"):  # log1p(-1) = -inf, as PyTorch
+            return np.log1p(a)
 
     @staticmethod
     def backward(ctx, grad_out):
@@ -59,7 +64,8 @@ class Expm1(Function):
 
     @staticmethod
     def forward(ctx, a):
-        out = np.expm1(a)
+        with np.errstate(over="ignore"):  # (inf, as PyTorch)
+            out = np.expm1(float_input(a))
         ctx.save_for_backward(out)
         return out
 
