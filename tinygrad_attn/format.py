@@ -90,8 +90,10 @@ def step_line(step: Any) -> str:
     ins = ", ".join(
         f"{short_label(t)} |grad|={norm(g)}" for t, g in zip(step.inputs, step.grad_inputs)
     )
+    inplace = step.node.inplace
+    op = f"{step.op} (in place: {inplace})" if inplace else step.op
     return (
-        f"step {step.index}: {step.op} -> {short_label(step.output)} "
+        f"step {step.index}: {op} -> {short_label(step.output)} "
         f"|grad_out|={norm(step.grad_output)} => {ins}"
     )
 

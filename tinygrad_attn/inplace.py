@@ -418,7 +418,8 @@ class InPlaceMixin:
         """`copy_` and the fills written with it, each under its own name."""
         if not isinstance(src, _tensor.Tensor):
             src = _tensor.Tensor._make(_numeric(src, op))
-        return modify(self, op, lambda t: ops.Copy.apply(t, src), src)
+        copy = ops.Copy.apply
+        return modify(self, op, lambda t: copy(src, shape=t._data.shape, dtype=t._data.dtype), src)
 
     def relu_(self) -> Any:
         """max(x, 0) in place."""
@@ -477,10 +478,10 @@ class InPlaceMixin:
         if not isinstance(value, _tensor.Tensor):
             value = _tensor.Tensor._make(_numeric(value, "item assignment"))
         if ops.movement._is_basic(index):  # a slice: written through the view it names
-            self[index].copy_(value)
+            self[index]._fill_from("t[...] = v", value)
         else:
             put = ops.IndexPut.apply
-            modify(self, "item assignment", lambda t: put(t, value, index=index), value)
+            modify(self, "t[...] = v", lambda t: put(t, value, index=index), value)
 
     # ---------------------------------------------------------------------- pickling
     def __getstate__(self) -> dict:

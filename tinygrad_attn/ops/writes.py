@@ -16,17 +16,22 @@ from .movement import _owned
 
 
 class Copy(Function):
-    """out = src broadcast to a's shape, in a's dtype (copy_, fill_, normal_ of a graph tensor);
-    da = 0,  dsrc = dout (summed back over the broadcast axes)"""
+    """out = src broadcast to `shape`, in `dtype` (copy_, fill_, normal_ of a graph tensor, whose
+    old values the result does not depend on);  dsrc = dout (summed back over the broadcast)"""
 
     @staticmethod
-    def forward(ctx, a, src):
-        return np.broadcast_to(src, a.shape).astype(a.dtype)
+    def forward(ctx, src, shape, dtype):
+        try:
+            return np.broadcast_to(src, shape).astype(dtype)
+        except ValueError:
+            raise ValueError(
+                f"Copy: a value of shape {src.shape} does not broadcast to the tensor's shape "
+                f"{tuple(shape)}; in place, the value must fit the tensor without enlarging it"
+            ) from None
 
     @staticmethod
     def backward(ctx, grad_out):
-        grad_a = np.zeros_like(grad_out) if ctx.needs_input_grad[0] else None
-        return grad_a, grad_out
+        return (grad_out,)
 
 
 class IndexPut(Function):

@@ -113,9 +113,12 @@ register(
         _np_copy_into,
         (
             Case("(3,4).copy_((3,4))", (Values((3, 4), requires_grad=False), Values((3, 4)))),
-            Case("(3,4).copy_((4,)): broadcast", (Values((3, 4)), Values((4,)))),
+            Case(
+                "(3,4).copy_((4,)): broadcast",
+                (Values((3, 4), requires_grad=False), Values((4,))),
+            ),
         ),
-        lambda c: Case("", (Values((2, 3)), Values((3,)))),
+        lambda c: Case("", (Values((2, 3), requires_grad=False), Values((3,)))),
         "ops.writes",
         "y.copy_(value) on a tensor of a graph",
     )
