@@ -26,7 +26,7 @@ import numpy as np
 
 from . import numpy_protocol, ops, versions
 from .dtypes import operands
-from .errors import DeviceError, DTypeError, NotForDTypeError
+from .errors import DeviceError, NotForDTypeError
 
 
 class device:  # noqa: N801  (PyTorch's spelling: `torch.device("cpu")`)
