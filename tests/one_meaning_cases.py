@@ -236,6 +236,66 @@ CASES: dict[str, str] = {
     "iadd_nonleaf_grad": ("y = xd * 2; y += xd; (y * y).sum().backward(); out = xd.grad"),
     "inplace_leaf_error": "xd.add_(1.0); out = xd",
     "modified_saved_error": "y = xd.exp(); y.add_(1.0); y.sum().backward(); out = xd.grad",
+    # ------------------------------------------- views and in-place, as issue 24 lists them
+    "iv_slice_zero": "t = torch.tensor([1.0, 2.0, 3.0]); t[0:2].zero_(); out = t",
+    "iv_embedding_padding_row": (
+        "emb = torch.nn.Embedding(3, 2)\n"
+        "with torch.no_grad():\n    emb.weight[0].fill_(0)\n"
+        "out = emb.weight[0]"
+    ),
+    "iv_init_zeros_row": (
+        "w = torch.ones(2, 3, requires_grad=True); torch.nn.init.zeros_(w[0]); out = w"
+    ),
+    "iv_iadd_nonleaf_same_object": (
+        "y = xd * 2; same = y; y += 1; out = [same is y, y.grad_fn is not None]"
+    ),
+    "iv_setitem_recorded": "y = xd * 2; y[0] = 0; y.sum().backward(); out = xd.grad",
+    "iv_column_mul_": "y = xd * 2; y[:, 0].mul_(2); y.sum().backward(); out = xd.grad",
+    "iv_relu_": "h = xd * 1.0; h.relu_(); (h * h).sum().backward(); out = xd.grad",
+    "iv_residual_iadd": (
+        "h = xd.tanh(); out_ = h * 2; out_ += xd; out_.sum().backward(); out = xd.grad"
+    ),
+    "iv_other_operand_saved_is_fine": (
+        "w = torch.tensor([1.0, 2.0], requires_grad=True); y = w * 2\n"
+        "with torch.no_grad():\n    w.add_(1)\n"
+        "y.sum().backward(); out = w.grad"
+    ),
+    "iv_saved_operand_modified": (
+        "w = torch.tensor([1.0, 2.0], requires_grad=True); y = w * w\n"
+        "with torch.no_grad():\n    w.add_(1)\n"
+        "y.sum().backward(); out = w.grad"
+    ),
+    "iv_exp_output_modified": "y = xd.exp(); y.mul_(2); y.sum().backward(); out = xd.grad",
+    "iv_leaf_inplace_error": "w = torch.ones(2, requires_grad=True); w.mul_(2); out = w",
+    "iv_view_of_leaf_error": "w = torch.ones(2, requires_grad=True); w[0].mul_(2); out = w",
+    "iv_leaf_inplace_no_grad": (
+        "w = torch.ones(2, requires_grad=True)\n"
+        "with torch.no_grad():\n    w.mul_(2)\n"
+        "out = [w, w.is_leaf, w.requires_grad]"
+    ),
+    "iv_expand_write_error": "e = torch.zeros(1, 3).expand(2, 3); e.add_(1); out = e",
+    "iv_detach_shares": "d = xd.detach(); d[0, 0] = 100.0; out = xd",
+    "iv_data_shares": "d = xd.data; d.zero_(); out = xd",
+    "iv_view_sees_base_write": "t = torch.zeros(4); v = t[1:3]; t.fill_(2.0); out = v",
+    "iv_base_sees_view_write": "t = torch.zeros(2, 2); t.T[0].fill_(1.0); out = t",
+    "iv_live_view_rebased": (
+        "y = xd * 2; a = y[0]; y[0, 1] = 5.0; a.sum().backward(); out = [a, xd.grad]"
+    ),
+    "iv_unbind_views": "t = torch.zeros(2, 3); r0, r1 = t.unbind(0); r1.fill_(1); out = t",
+    "iv_split_views": "t = torch.zeros(6); a, b = t.split(3); b.add_(1); out = t",
+    "iv_narrow_view": "t = torch.zeros(5); t.narrow(0, 1, 2).fill_(7); out = t",
+    "iv_diagonal_view": "t = torch.zeros(3, 3); t.diagonal().fill_(1); out = t",
+    "iv_unsqueeze_view": "t = torch.zeros(3); t.unsqueeze(0)[0, 1] = 4; out = t",
+    "iv_reshape_copy_when_needed": (
+        "t = torch.zeros(2, 3); r = t.T.reshape(6); r.fill_(1); out = t"
+    ),
+    "iv_version": "t = torch.zeros(3); t.add_(1); t[0] = 2; out = t._version",
+    "iv_version_shared_by_view": "t = torch.zeros(3); v = t[1:]; v.add_(1); out = t._version",
+    "iv_masked_setitem_grad": ("y = xd * 3; y[y > 0] = 1.0; y.sum().backward(); out = xd.grad"),
+    "iv_index_put_value_grad": (
+        "v = torch.tensor([7.0, 8.0], requires_grad=True); t = torch.zeros(3, 2)\n"
+        "t[1] = v; (t * t).sum().backward(); out = [t.grad_fn is not None, v.grad]"
+    ),
     # ---------------------------------------------------------------- making tensors
     "arange": "out = torch.arange(5)",
     "arange_float": "out = torch.arange(0.0, 1.0, 0.25)",
