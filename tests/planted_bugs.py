@@ -135,3 +135,27 @@ PLANTED = [
     (Sine, SineForgotten, [(2, 2)], ["zero gradient"]),
 ]
 PLANTED_IDS = [bug.__name__ for _, bug, _, _ in PLANTED]
+
+
+class Cube(Function):
+    """out = a ** 3;  da = 3 a^2 dout (a backward written with Tensor ops: twice-differentiable)"""
+
+    tensor_backward = True
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return a * a * a
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (a,) = ctx.saved_tensors
+        return (3 * a * a * grad_out,)
+
+
+class CubeDetachedSlope(Cube):
+    @staticmethod
+    def backward(ctx, grad_out):
+        (a,) = ctx.saved_tensors
+        # the planted bug: the slope 3 a^2 is right, but detached, so its own derivative is lost
+        return (3 * (a * a).detach() * grad_out,)

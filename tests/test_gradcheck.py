@@ -4,11 +4,18 @@ tests/test_testing_checks.py, the `gradcheck` command line in tests/test_testing
 
 import numpy as np
 import pytest
-from planted_bugs import PLANTED, PLANTED_IDS, Square, SquareMissingTwo
+from planted_bugs import (
+    PLANTED,
+    PLANTED_IDS,
+    Cube,
+    CubeDetachedSlope,
+    Square,
+    SquareMissingTwo,
+)
 
 import tinygrad_attn as ta
 from tinygrad_attn import Function, GradcheckError, Tensor
-from tinygrad_attn.gradcheck import compare_jacobians, gradgradcheck
+from tinygrad_attn.autograd.gradcheck import compare_jacobians, gradgradcheck
 from tinygrad_attn.testing import check_gradients
 
 
@@ -157,9 +164,25 @@ def test_no_input_requiring_grad_is_an_error():
         ta.gradcheck(lambda t: t.exp(), [Tensor(np.ones(2))])
 
 
-def test_second_order_gradients_are_refused_with_the_reason(rng):
-    with pytest.raises(NotImplementedError, match="second-order") as caught:
+def test_a_numpy_backward_under_create_graph_says_how_to_become_twice_differentiable(rng):
+    with pytest.raises(RuntimeError) as caught:
         gradgradcheck(Square.apply, [leaf(rng, 3)])
-    assert "gradcheck" in str(caught.value)
-    with pytest.raises(NotImplementedError, match="create_graph"):
+    message = str(caught.value)
+    assert "Square.backward works on NumPy arrays" in message
+    assert "tensor_backward = True" in message and "torch.autograd.Function" in message
+    with pytest.raises(RuntimeError, match="Square.backward works on NumPy"):
         Square.apply(leaf(rng, 3)).sum().backward(create_graph=True)
+    x = leaf(rng, 3)
+    Square.apply(x).sum().backward()  # the first order is unaffected
+    np.testing.assert_allclose(x.grad.numpy(), 2 * x.numpy())
+
+
+def test_a_bug_only_the_second_order_catches(rng):
+    """CubeDetachedSlope's gradient has the right values (gradcheck passes) but a graph that
+    forgets the slope depends on a: only gradgradcheck sees it, naming the op."""
+    assert ta.gradcheck(CubeDetachedSlope.apply, [leaf(rng, 3)])
+    assert ta.autograd.gradgradcheck(Cube.apply, [leaf(rng, 3)])
+    with pytest.raises(GradcheckError) as caught:
+        ta.autograd.gradgradcheck(CubeDetachedSlope.apply, [leaf(rng, 3)])
+    assert "gradgradcheck of CubeDetachedSlope" in str(caught.value)
+    assert "input 0" in str(caught.value)

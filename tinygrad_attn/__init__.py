@@ -6,6 +6,7 @@ its imports does not matter.
 
 from . import (  # noqa: F401  (torch.amp, torch.cuda, torch.backends, torch.onnx: CPU-only)
     amp,
+    autograd,
     backends,
     cuda,
     functional,
@@ -15,6 +16,7 @@ from . import (  # noqa: F401  (torch.amp, torch.cuda, torch.backends, torch.onn
     serialization,
     utils,
 )
+from .autograd.gradcheck import GradcheckError, gradcheck
 from .creation import (  # noqa: F401  (PyTorch spellings; ta.tensor: the function, not the module)
     arange,
     as_tensor,
@@ -61,7 +63,6 @@ from .creation import (  # noqa: F401  (PyTorch spellings; ta.tensor: the functi
 from .debug import AnomalyError, detect_anomaly
 from .engine import BackwardStep
 from .function import Function
-from .gradcheck import GradcheckError, gradcheck
 from .random import Generator
 from .runtime import (  # noqa: F401  (torch.compile and the precision switches)
     compile,

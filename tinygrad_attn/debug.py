@@ -398,6 +398,30 @@ def is_anomaly_enabled() -> bool:
     return _anomaly.depth > 0
 
 
+class set_detect_anomaly:
+    """`ta.autograd.set_detect_anomaly(True)`: turns anomaly mode on (False: off) now, as a
+    call, or only inside `with ta.autograd.set_detect_anomaly(flag):`, as PyTorch's."""
+
+    def __init__(self, mode: bool, check_nan: bool = True) -> None:
+        self._was = is_anomaly_enabled()
+        self._mode = bool(mode)
+        self._block = detect_anomaly(check_nan)
+        if self._mode and not self._was:
+            self._block.__enter__()
+        elif not self._mode:
+            while is_anomaly_enabled():  # (off: every open block of this thread is closed)
+                detect_anomaly(bool(_anomaly.check_nan)).__exit__()
+
+    def __enter__(self) -> set_detect_anomaly:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._mode and not self._was:
+            self._block.__exit__()
+        elif not self._mode and self._was:
+            detect_anomaly().__enter__()
+
+
 # ------------------------------------------------------------------------- op logging
 class _Logging(threading.local):
     level = 0

@@ -28,7 +28,7 @@ import numpy as np
 
 from . import functional as F
 from . import nn, optim
-from .gradcheck import gradcheck
+from .autograd.gradcheck import gradcheck
 from .state import get_default_dtype, manual_seed, no_grad, set_default_dtype
 from .tensor import Tensor
 from .viz import keep_values, render_graph, replay_backward

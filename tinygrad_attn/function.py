@@ -37,7 +37,7 @@ _sequence = versions.sequence
 FRAMEWORK_FIELDS = frozenset(
     "parents needs_input_grad sequence output_ref grad_like output_shape output_dtype output_name"
     " output_hooks retains_output_grad watched scope creation_site inputs output saved_tensors"
-    " released recorded name inplace is_view".split()
+    " released recorded name inplace is_view saved_as tensor_backward".split()
 )
 
 
@@ -78,6 +78,8 @@ class Function:
     retains_output_grad = False
     watched = False  # hooks, retain_grad: the engine looks closer
     inplace: str | None = None
+    saved_as: tuple | None = None  # for backward_graph: each saved array's role (higher_order.py)
+    tensor_backward = False  # a user's backward written with Tensor ops (higher_order.py)
     sequence = 1 << 62  # (a recorded node's number replaces it; a bare ctx is never "written")
     is_view = False  # an op whose result shares its input's memory (reshape, transpose, a[i])
     _saved: tuple | None = ()  # None once released
@@ -96,6 +98,12 @@ class Function:
     def backward(ctx: Function, grad_out: np.ndarray) -> tuple:
         raise NotImplementedError("a Function subclass must define backward(ctx, grad_out)")
 
+    @staticmethod
+    def backward_graph(ctx: Function, grad_out: Any) -> tuple:
+        """The gradient as recorded Tensor ops, for `backward(create_graph=True)`: by default
+        `backward` itself, run on Tensors (higher_order.py says when that works)."""
+        return _higher_order.run_backward_on_tensors(ctx, grad_out)
+
     @_FrameworkProperty
     def name(self) -> str:
         """The op's name: its class name (the label in graphs and error messages)."""
@@ -110,10 +118,11 @@ class Function:
     def saved_tensors(self) -> tuple:
         """The arrays forward saved (named as in PyTorch, though they are ndarrays). Reading
         them checks that none was changed in place since (versions.py)."""
+        if self._saved is not None and versions.last_write < self.sequence:  # (no write since)
+            return self._saved
         if self._saved is None:
             return self._freed()
-        if versions.last_write > self.sequence:  # some in-place write came after this node
-            versions.check_saved(self, self._saved)
+        versions.check_saved(self, self._saved)  # some in-place write came after this node
         return self._saved
 
     def _freed(self) -> tuple:
@@ -162,7 +171,7 @@ class Function:
         if out.__class__ is not np.ndarray:
             out = _as_result(cls, out)
         if cls._checks_fields:  # a user's op (the package's own ops pass these checks: tests)
-            _checked_forward(ctx)
+            _checked_forward(ctx, arrays, out)
         result = _tensor.Tensor.__new__(_tensor.Tensor)
         result._data = out
         if out.base is not None or cls._checks_fields:  # a view of an input, or of a buffer
@@ -231,11 +240,15 @@ def _observe(ctx: Function, inputs: tuple, result: Tensor) -> None:
         callback(ctx, inputs, result)
 
 
-def _checked_forward(ctx: Function) -> None:
-    """A user's op's forward: no framework name set on ctx (`needs_input_grad` is given)."""
+def _checked_forward(ctx: Function, arrays: list, out: np.ndarray) -> None:
+    """A user's op's forward: no framework name set on ctx (`needs_input_grad` is given); a
+    Tensor-written backward learns what it saved (higher_order.py)."""
     if not _GIVEN.issuperset(ctx.__dict__.keys() & FRAMEWORK_FIELDS):
         name = sorted(FRAMEWORK_FIELDS.intersection(ctx.__dict__) - _GIVEN)[0]
         raise AttributeError(_reserved_message(ctx, name))
+    if ctx.tensor_backward:
+        _higher_order.record_roles(ctx, arrays, out)
+        ctx.watched = True  # (the engine hands its backward Tensors: watched_backward)
 
 
 _GIVEN = frozenset({"needs_input_grad"})  # what apply sets on ctx before forward
@@ -276,3 +289,4 @@ def _reserved_message(ctx: Function, name: str) -> str:
 # Function makes Tensors. Imported once Function exists, so that any module may come first.
 from . import tensor as _tensor  # noqa: E402, I001  (first: it imports inplace)
 from . import inplace as _inplace  # noqa: E402
+from . import higher_order as _higher_order  # noqa: E402

@@ -42,6 +42,8 @@ _BINARY = {
     np.matmul: "__matmul__",
     np.maximum: "maximum",
     np.minimum: "minimum",
+    np.floor_divide: "__floordiv__",
+    np.remainder: "__mod__",
     np.less: "__lt__",
     np.less_equal: "__le__",
     np.greater: "__gt__",
@@ -184,12 +186,42 @@ def _where(condition, x=None, y=None):
     return where(condition, x, y)
 
 
+def _expand_dims(a: Any, axis: Any) -> Any:
+    """np.expand_dims, one axis or several (positions in the result, as NumPy counts them)."""
+    axes = [axis] if isinstance(axis, int) else list(axis)
+    ndim = a.ndim + len(axes)
+    positions = {int(x) % ndim for x in axes}
+    sizes = iter(a.shape)
+    return a.reshape(tuple(1 if i in positions else next(sizes) for i in range(ndim)))
+
+
 def _as(a: Any) -> Any:
     Tensor = _tensor_class()
     return a if isinstance(a, Tensor) else Tensor(a)
 
 
+def _like(fill: Any) -> Any:
+    """np.zeros_like / ones_like of a tensor: a tensor (no gradient) of its shape and dtype."""
+
+    def like(a: Any, dtype: Any = None, **kw: Any) -> Any:
+        from .creation import full_like
+
+        return full_like(a, fill, dtype=dtype)
+
+    return like
+
+
+def _einsum(subscripts: str, *operands: Any, **kw: Any) -> Any:
+    from .torch_functions import einsum
+
+    _no_extras("einsum", **kw)
+    return einsum(subscripts, *operands)
+
+
 _FUNCTIONS = {
+    np.einsum: _einsum,
+    np.zeros_like: _like(0),
+    np.ones_like: _like(1),
     np.sum: _sum,
     np.mean: _mean,
     np.max: _max,
@@ -207,7 +239,7 @@ _FUNCTIONS = {
     np.swapaxes: lambda a, axis1, axis2: _as(a).swapaxes(axis1, axis2),
     np.moveaxis: lambda a, source, destination: _as(a).moveaxis(source, destination),
     np.squeeze: lambda a, axis=None: _as(a).squeeze(axis),
-    np.expand_dims: lambda a, axis: _as(a).unsqueeze(axis),
+    np.expand_dims: lambda a, axis: _expand_dims(_as(a), axis),
     np.clip: lambda a, a_min=None, a_max=None, **kw: _as(a).clamp(a_min, a_max),
     np.cumsum: lambda a, axis=None, **kw: _as(a).cumsum(axis=axis),
     np.flip: lambda m, axis=None: _as(m).flip(axis) if axis is not None else _as(m).flip(),

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import collections
 import warnings
-import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -27,43 +26,13 @@ import numpy as np
 from . import engine, ops
 from .dtypes import as_constant, float_operands, operands
 from .errors import DTypeError, ShapeError
+from .graph import ReleasedTensor  # noqa: F401  (what a released graph keeps of a tensor)
 from .hooks import RemovableHandle
 from .inplace import InPlaceMixin, _array_from, _check_can_require_grad
 from .tensor_interop import InteropMixin
 from .tensor_methods import TensorMethods, check_device, resolve_axis, softmax_over_axes
 from .tensor_reduce import ReduceMethods, averaged, reduce_dims, summand
 from .tensor_shape import ShapeMethods
-
-
-class ReleasedTensor:
-    """What a released graph keeps of an intermediate tensor: its metadata, not its array."""
-
-    data = _data = None
-    requires_grad = True
-    is_leaf = False
-
-    def __init__(self, shape: tuple, dtype: np.dtype, name: str | None, grad_fn: Any) -> None:
-        self.shape = tuple(shape)
-        self.dtype = dtype
-        self.name = name
-        self._node = weakref.ref(grad_fn)  # (the node caches this record: no reference cycle)
-
-    @property
-    def grad_fn(self) -> Any:
-        return self._node()
-
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
-    @property
-    def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
-
-    def __repr__(self) -> str:
-        return (
-            f"ReleasedTensor(shape={self.shape}, dtype={self.dtype}, grad_fn=<{self.grad_fn.name}>)"
-        )
 
 
 class Tensor(InPlaceMixin, InteropMixin, TensorMethods, ShapeMethods, ReduceMethods):
@@ -180,15 +149,20 @@ class Tensor(InPlaceMixin, InteropMixin, TensorMethods, ShapeMethods, ReduceMeth
 
     # ----------------------------------------------------------- autograd hooks
     def backward(
-        self, gradient: Any = None, retain_graph: bool | None = None, create_graph: bool = False
-    ) -> None:
-        """Reverse-mode pass from this tensor: fills `.grad` of the leaves that require grad."""
-        if create_graph:
-            raise NotImplementedError(
-                "backward(create_graph=True): higher-order gradients are not built yet"
-            )
+        self, gradient: Any = None, retain_graph: bool | None = None, create_graph: bool = False,
+        inputs: Any = None,
+    ) -> None:  # fmt: skip
+        """Reverse-mode pass from this tensor: fills `.grad` of the leaves that require grad (of
+        `inputs` only, if given). With `create_graph=True` each `.grad` is a Tensor with a graph
+        of its own, to differentiate again; `retain_graph` defaults to `create_graph`."""
+        retain = create_graph if retain_graph is None else retain_graph
+        if inputs is not None:  # (PyTorch's `inputs=`: autograd.grad, accumulated into .grad)
+            from .autograd import backward  # (the API around the engine: read when asked)
+
+            return backward(self, gradient, retain, create_graph, inputs=inputs)
         with np.errstate(all="ignore"):  # inf and nan arise silently, as in PyTorch's kernels
-            collections.deque(engine.backward_steps(self, gradient, bool(retain_graph)), maxlen=0)
+            steps = engine.backward_steps(self, gradient, bool(retain), create_graph)
+            collections.deque(steps, maxlen=0)
 
     def backward_steps(
         self, gradient: Any = None, retain_graph: bool = False

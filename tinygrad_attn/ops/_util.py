@@ -107,6 +107,8 @@ def expand_reduced(grad: np.ndarray, axes: tuple, keepdims: bool, shape: tuple) 
     several times faster than NumPy's broadcast_to view at the sizes a step has most of)."""
     if not keepdims:  # put the reduced axes back, as size 1
         grad = grad.reshape([1 if i in axes else n for i, n in enumerate(shape)])
+    if not isinstance(grad, (np.ndarray, np.generic)):  # a Tensor (backward_graph): an op
+        return grad.expand(shape)
     spread = np.empty(shape, grad.dtype)
     spread[...] = grad
     return spread

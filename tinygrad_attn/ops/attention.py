@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..function import Function
+from ..higher_order import composite_backward
 from ._util import broadcast_shape, frozen, row_sums
 
 
@@ -27,13 +28,14 @@ def _fits(mask: np.ndarray, scores: np.ndarray) -> bool:
 class ScaledDotProductAttention(Function):
     """out = P @ v with P = softmax(scale * q @ k^T (+ mask));
     dv = P^T @ dout,  dP = dout @ v^T,  dS = P * (dP - sum(dP * P)),
-    dq = scale * dS @ k,  dk = dS^T @ (scale * q),  d(float mask) = dS"""
+    dq = scale * dS @ k,  dk = scale * dS^T @ q,  d(float mask) = dS"""
 
     @staticmethod
     def forward(ctx, q, k, v, *mask, scale, is_causal=False):
         # The scale on q (usually smaller than the scores), in the inputs' dtype: a NumPy
         # float64 scale must not make a float32 step float64.
-        q = frozen(np.multiply(q, scale, dtype=np.result_type(q, k, v)))  # (..., L, E)
+        given = q
+        q = np.multiply(q, scale, dtype=np.result_type(q, k, v))  # (..., L, E)
         scores = q @ k.swapaxes(-1, -2)  # (..., L, S)
         allowed = None
         if is_causal:
@@ -61,13 +63,13 @@ class ScaledDotProductAttention(Function):
         if masked:
             total[total == 0] = 1
         weights /= total  # (..., L, S)
-        ctx.scale = scale
-        ctx.save_for_backward(q, k, v, frozen(weights))
+        ctx.scale, ctx.is_causal = scale, is_causal
+        ctx.save_for_backward(given, k, v, frozen(weights), *mask)
         return weights @ v  # (..., L, Ev)
 
     @staticmethod
     def backward(ctx, grad_out):
-        q, k, v, weights = ctx.saved_tensors
+        q, k, v, weights = ctx.saved_tensors[:4]
         grad_v = weights.swapaxes(-1, -2) @ grad_out  # (..., S, Ev)
         grad_weights = grad_out @ v.swapaxes(-1, -2)  # (..., L, S)
         grad_scores = grad_weights
@@ -77,7 +79,21 @@ class ScaledDotProductAttention(Function):
         grad_mask = grad_scores.copy() if masked else None
         grad_q = grad_scores @ k  # (..., L, E)
         grad_q *= ctx.scale  # (in place: grad_q keeps its dtype)
-        grad_k = grad_scores.swapaxes(-1, -2) @ q  # (..., S, E): q saved already scaled
+        grad_k = grad_scores.swapaxes(-1, -2) @ q  # (..., S, E)
+        grad_k *= ctx.scale
         if len(ctx.parents) == 4:
             return grad_q, grad_k, grad_v, grad_mask
         return grad_q, grad_k, grad_v
+
+    @staticmethod
+    def backward_graph(ctx, grad_out):
+        q, k, v, _, *mask = ctx.saved_tensors
+
+        def attention(q, k, v, *mask):  # (the same maths as primitive ops: a graph)
+            from ..functional import attention_composed
+
+            return attention_composed(
+                q, k, v, mask[0] if mask else None, is_causal=ctx.is_causal, scale=ctx.scale
+            )
+
+        return composite_backward(ctx, grad_out, attention, (q, k, v, *mask))

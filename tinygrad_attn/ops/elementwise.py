@@ -32,7 +32,7 @@ def compare(symbol: str, ufunc: np.ufunc, a: np.ndarray, other: object) -> np.nd
             f"{type(other).__name__} (dtype {b.dtype}); compare with numbers or tensors"
         )
     try:
-        return ufunc(a, b)
+        return np.asarray(ufunc(a, b))  # (an array even for 0-d: a tensor holds an ndarray)
     except ValueError:
         broadcast_shape(f"comparison {symbol}", a.shape, b.shape)  # raises the readable error
         raise
@@ -40,6 +40,8 @@ def compare(symbol: str, ufunc: np.ufunc, a: np.ndarray, other: object) -> np.nd
 
 class Add(Function):
     """out = a + b;  da = dout,  db = dout"""
+
+    saved_as = ()  # (backward_graph: see higher_order.py)
 
     @staticmethod
     def forward(ctx, a, b):
@@ -53,6 +55,8 @@ class Add(Function):
 class Sub(Function):
     """out = a - b;  da = dout,  db = -dout"""
 
+    saved_as = ()  # (backward_graph: see higher_order.py)
+
     @staticmethod
     def forward(ctx, a, b):
         return a - b
@@ -65,6 +69,8 @@ class Sub(Function):
 
 class Mul(Function):
     """out = a * b;  da = dout * b,  db = dout * a"""
+
+    saved_as = (0, 1)  # (backward_graph: see higher_order.py)
 
     @staticmethod
     def forward(ctx, a, b):
@@ -82,6 +88,8 @@ class Mul(Function):
 
 class Div(Function):
     """out = a / b;  da = dout / b,  db = -dout * a / b**2"""
+
+    saved_as = (0, 1)  # (backward_graph: see higher_order.py)
 
     @staticmethod
     def forward(ctx, a, b):
@@ -104,6 +112,8 @@ class Div(Function):
 class DivRounded(Function):
     """out = a / b rounded down (mode "floor": `//`) or toward zero ("trunc");  da = db = 0
     (the result is a step function of a and b, as PyTorch's div with a rounding_mode)"""
+
+    saved_as = ()  # (backward_graph: see higher_order.py)
 
     @staticmethod
     def forward(ctx, a, b, mode):
@@ -132,6 +142,8 @@ class Remainder(Function):
     """out = a - floor(a / b) * b (the sign of b, as Python's % and PyTorch's remainder);
     da = dout,  db = -dout * floor(a / b)"""
 
+    saved_as = (0, 1)  # (backward_graph: see higher_order.py)
+
     @staticmethod
     def forward(ctx, a, b):
         needs = ctx.needs_input_grad
@@ -149,6 +161,8 @@ class Remainder(Function):
 class Neg(Function):
     """out = -a;  da = -dout"""
 
+    saved_as = ()  # (backward_graph: see higher_order.py)
+
     @staticmethod
     def forward(ctx, a):
         return np.negative(a)
@@ -161,6 +175,8 @@ class Neg(Function):
 class Pow(Function):
     """out = a ** b;  da = dout * b * a**(b-1) (0 where b == 0),
     db = dout * out * log(a) (0 where a == 0 and b >= 0)"""
+
+    saved_as = (0, 1, "out")  # (backward_graph: see higher_order.py)
 
     @staticmethod
     def forward(ctx, a, b):
@@ -189,6 +205,8 @@ class Pow(Function):
 class Exp(Function):
     """out = exp(a);  da = dout * out"""
 
+    saved_as = ("out",)  # (backward_graph: see higher_order.py)
+
     @staticmethod
     def forward(ctx, a):
         a = float_input(a)
@@ -206,6 +224,8 @@ class Exp(Function):
 class Log(Function):
     """out = log(a);  da = dout / a"""
 
+    saved_as = (0,)  # (backward_graph: see higher_order.py)
+
     @staticmethod
     def forward(ctx, a):
         a = float_input(a)
@@ -221,6 +241,8 @@ class Log(Function):
 
 class Sqrt(Function):
     """out = sqrt(a);  da = dout / (2 * out)"""
+
+    saved_as = ("out",)  # (backward_graph: see higher_order.py)
 
     @staticmethod
     def forward(ctx, a):
@@ -239,6 +261,8 @@ class Sqrt(Function):
 class Tanh(Function):
     """out = tanh(a);  da = dout * (1 - out**2)"""
 
+    saved_as = ("out",)  # (backward_graph: see higher_order.py)
+
     @staticmethod
     def forward(ctx, a):
         a = float_input(a)
@@ -254,6 +278,8 @@ class Tanh(Function):
 
 class Sigmoid(Function):
     """out = 1 / (1 + exp(-a));  da = dout * out * (1 - out)"""
+
+    saved_as = ("out",)  # (backward_graph: see higher_order.py)
 
     @staticmethod
     def forward(ctx, a):
@@ -281,6 +307,8 @@ class Sigmoid(Function):
 class Relu(Function):
     """out = max(a, 0);  da = dout where a > 0, else 0"""
 
+    saved_as = ("out",)  # (backward_graph: see higher_order.py)
+
     @staticmethod
     def forward(ctx, a):
         out = np.maximum(a, 0)
@@ -295,6 +323,8 @@ class Relu(Function):
 
 class Abs(Function):
     """out = |a|;  da = dout * sign(a)  (0 at a = 0, as PyTorch)"""
+
+    saved_as = (0,)  # (backward_graph: see higher_order.py)
 
     @staticmethod
     def forward(ctx, a):
@@ -312,6 +342,8 @@ _erf = np.frompyfunc(math.erf, 1, 1)
 
 class Erf(Function):
     """out = erf(a);  da = dout * 2/sqrt(pi) * exp(-a**2)"""
+
+    saved_as = (0,)  # (backward_graph: see higher_order.py)
 
     @staticmethod
     def forward(ctx, a):

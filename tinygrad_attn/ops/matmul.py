@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from ..function import Function
+from ..higher_order import graph_inputs
 
 
 def _check_shapes(a: np.ndarray, b: np.ndarray) -> None:
@@ -70,6 +71,21 @@ class MatMul(Function):
             return _vector_grads(ctx.needs_input_grad, a, b, grad_out)
         return _matrix_grads(ctx.needs_input_grad, a, b, grad_out)
 
+    @staticmethod
+    def backward_graph(ctx, grad_out):
+        a, b = graph_inputs(ctx, *ctx.saved_tensors)
+        a2 = a.unsqueeze(0) if a.ndim == 1 else a  # (..., M, K)
+        b2 = b.unsqueeze(-1) if b.ndim == 1 else b  # (..., K, N)
+        g = grad_out.unsqueeze(-2 if b.ndim > 1 else 0) if a.ndim == 1 else grad_out
+        g = g.unsqueeze(-1) if b.ndim == 1 else g  # (..., M, N)
+        grad_a = g @ b2.mT if ctx.needs_input_grad[0] else None  # (..., M, K)
+        grad_b = a2.mT @ g if ctx.needs_input_grad[1] else None  # (..., K, N)
+        if grad_a is not None and a.ndim == 1:
+            grad_a = grad_a.squeeze(-2)  # (..., K)
+        if grad_b is not None and b.ndim == 1:
+            grad_b = grad_b.squeeze(-1)  # (..., K)
+        return grad_a, grad_b
+
 
 def _matrix_grads(needs: tuple, a: np.ndarray, b: np.ndarray, grad_out: np.ndarray) -> tuple:
     """(da, db) for a @ b of operands with two axes or more (None where not needed)."""
@@ -103,6 +119,8 @@ class Einsum(Function):
     """out = einsum("a,b,...->out", *operands);  d(operand i) = einsum of dout with the other
     operands, onto operand i's indices (an index only operand i has was summed: dout spreads
     back along it)"""
+
+    saved_as = "inputs"  # (backward_graph: its backward runs on Tensors, see higher_order.py)
 
     @staticmethod
     def forward(ctx, *operands, subscripts, result):

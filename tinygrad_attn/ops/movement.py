@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import tensor as _tensor  # (tensor.py imports the ops first: read when called)
 from ..errors import ShapeError, dim_error
 from ..function import Function
-from ..tensor import Tensor
+from ..higher_order import where
 from ._util import broadcast_shape, normalize_axis, select
 
 
 class Reshape(Function):
     """out = a.reshape(shape);  da = dout.reshape(a.shape)  (also unsqueeze and squeeze)"""
+
+    saved_as = ()  # (backward_graph: see higher_order.py)
 
     is_view = True  # when the strides allow; otherwise NumPy copies and the result is its own
 
@@ -84,7 +87,7 @@ def swapped_axes(shape: tuple, axis1, axis2) -> tuple:
 
 def tensor_sequence(tensors, fn: str) -> tuple:
     """The tensors given to `concatenate` / `stack` (a list, tuple or generator) as a tuple."""
-    if isinstance(tensors, (Tensor, np.ndarray, str)) or not hasattr(tensors, "__iter__"):
+    if isinstance(tensors, (_tensor.Tensor, np.ndarray, str)) or not hasattr(tensors, "__iter__"):
         raise TypeError(
             f"{fn}: expected a list or tuple of tensors, got {type(tensors).__name__}; e.g. "
             f"ta.{fn}([a, b], axis=0)"
@@ -94,6 +97,8 @@ def tensor_sequence(tensors, fn: str) -> tuple:
 
 class Transpose(Function):
     """out = a.transpose(axes);  da = dout.transpose(inverse of axes)"""
+
+    saved_as = ()  # (backward_graph: see higher_order.py)
 
     is_view = True
 
@@ -112,7 +117,7 @@ class Transpose(Function):
 
     @staticmethod
     def backward(ctx, grad_out):
-        return (grad_out.transpose(np.argsort(ctx.axes)),)
+        return (grad_out.transpose(tuple(int(i) for i in np.argsort(ctx.axes))),)
 
 
 class Diagonal(Function):
@@ -135,6 +140,12 @@ class Diagonal(Function):
     def backward(ctx, grad_out):
         grad_a = np.zeros(ctx.input_shape, dtype=grad_out.dtype)
         diagonal_view(grad_a, ctx.offset, ctx.dim1, ctx.dim2)[...] = grad_out
+        return (grad_a,)
+
+    @staticmethod
+    def backward_graph(ctx, grad_out):
+        grad_a = _tensor.Tensor._make(np.zeros(ctx.input_shape, dtype=grad_out.dtype))
+        grad_a.diagonal(ctx.offset, ctx.dim1, ctx.dim2).copy_(grad_out)  # (recorded)
         return (grad_a,)
 
 
@@ -180,16 +191,39 @@ class GetItem(Function):
 
     @staticmethod
     def backward(ctx, grad_out):
-        grad_a = np.zeros(ctx.input_shape, dtype=grad_out.dtype)
-        index = ctx.index
-        if _is_basic(index):
-            grad_a[index] = grad_out
-        elif isinstance(index, np.ndarray) and index.dtype.kind in "iu" and index.size:
-            _add_rows(grad_a, index, grad_out)  # an embedding's rows: ids into the first axis
-        else:
-            # add.at, unlike `grad_a[index] += ...`, adds once per repeated index.
-            np.add.at(grad_a, index, grad_out)
-        return (grad_a,)
+        return (scatter_add(grad_out, ctx.index, ctx.input_shape),)
+
+    @staticmethod
+    def backward_graph(ctx, grad_out):
+        return (IndexAdd.apply(grad_out, index=ctx.index, shape=ctx.input_shape),)
+
+
+class IndexAdd(Function):
+    """out = zeros(shape) with src added at index (repeats add up): GetItem's gradient as an op,
+    so that it can be differentiated again;  dsrc = dout[index]"""
+
+    saved_as = ()  # (backward_graph: its backward runs on Tensors, see higher_order.py)
+
+    @staticmethod
+    def forward(ctx, src, index, shape):
+        ctx.index = index
+        return scatter_add(src, index, shape)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        return (grad_out[ctx.index],)
+
+
+def scatter_add(src: np.ndarray, index, shape: tuple) -> np.ndarray:
+    """zeros(shape) with `src` added at `index`, each repeated index adding once per use."""
+    out = np.zeros(shape, dtype=src.dtype)
+    if _is_basic(index):
+        out[index] = src
+    elif isinstance(index, np.ndarray) and index.dtype.kind in "iu" and index.size:
+        _add_rows(out, index, src)  # an embedding's rows: ids into the first axis
+    else:
+        np.add.at(out, index, src)  # (unlike `out[index] += src`, adds once per repeat)
+    return out
 
 
 def _add_rows(grad_a: np.ndarray, index: np.ndarray, grad_out: np.ndarray) -> None:
@@ -248,9 +282,16 @@ class Concatenate(Function):
     def backward(ctx, grad_out):
         return tuple(np.split(grad_out, np.cumsum(ctx.sizes)[:-1], axis=ctx.axis))
 
+    @staticmethod
+    def backward_graph(ctx, grad_out):
+        ends = np.cumsum(ctx.sizes)
+        return tuple(grad_out.narrow(ctx.axis, e - n, n) for e, n in zip(ends, ctx.sizes))
+
 
 class Stack(Function):
     """out = stack(tensors, axis);  input i gets dout taken at position i along axis"""
+
+    saved_as = ()  # (backward_graph: see higher_order.py)
 
     @staticmethod
     def forward(ctx, *arrays, axis=0):
@@ -293,6 +334,13 @@ class Where(Function):
         grad_b = select(condition, zero, grad_out) if ctx.needs_input_grad[2] else None
         return None, grad_a, grad_b
 
+    @staticmethod
+    def backward_graph(ctx, grad_out):
+        (condition,) = ctx.saved_tensors
+        grad_a = where(condition, grad_out, 0.0) if ctx.needs_input_grad[1] else None
+        grad_b = where(condition, 0.0, grad_out) if ctx.needs_input_grad[2] else None
+        return None, grad_a, grad_b
+
 
 class MaskedFill(Function):
     """out = value where mask, else a;  da = dout where not mask, else 0;
@@ -332,3 +380,12 @@ class MaskedFill(Function):
             return grad_a, None
         grad_value = np.sum(grad_out, where=mask) if ctx.needs_input_grad[2] else None
         return grad_a, None, grad_value
+
+    @staticmethod
+    def backward_graph(ctx, grad_out):
+        (mask,) = ctx.saved_tensors
+        grad_a = grad_out.masked_fill(mask, 0.0) if ctx.needs_input_grad[0] else None
+        if len(ctx.needs_input_grad) == 2:
+            return grad_a, None
+        wanted = ctx.needs_input_grad[2]
+        return grad_a, None, where(mask, grad_out, 0.0).sum() if wanted else None

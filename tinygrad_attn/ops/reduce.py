@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 
 from ..function import Function
+from ..higher_order import graph_inputs
 from ._util import expand_reduced, frozen, normalize_axes
 from .elementwise import float_input
 
@@ -21,6 +22,8 @@ def _count(shape: tuple, axes: tuple) -> int:
 
 class Sum(Function):
     """out = sum(a, axis);  da = dout broadcast over the summed axes"""
+
+    saved_as = ()  # (backward_graph: its backward runs on Tensors, see higher_order.py)
 
     @staticmethod
     def forward(ctx, a, axis=None, keepdims=False):
@@ -36,6 +39,8 @@ class Sum(Function):
 
 class Mean(Function):
     """out = mean(a, axis);  da = dout / N broadcast over the averaged axes (N elements each)"""
+
+    saved_as = ()  # (backward_graph: its backward runs on Tensors, see higher_order.py)
 
     @staticmethod
     def forward(ctx, a, axis=None, keepdims=False):
@@ -83,6 +88,8 @@ def extreme_backward(ctx, grad_out: np.ndarray) -> tuple:
 class Max(Function):
     """out = max(a, axis);  da = dout / k at the k elements equal to the max, else 0 (ties split)"""
 
+    saved_as = (None, None)  # (the maxima: constants for backward_graph)
+
     @staticmethod
     def forward(ctx, a, axis=None, keepdims=False):
         return extreme_forward(ctx, a, np.max, "Max", axis, keepdims)
@@ -114,7 +121,7 @@ class Var(Function):
                 stacklevel=4,  # the caller of x.var(...)
             )
         centered = a - a.mean(axis=ctx.axes, keepdims=True)
-        ctx.save_for_backward(frozen(centered))
+        ctx.save_for_backward(frozen(centered), a)
         total = np.sum(centered * centered, axis=ctx.axes, keepdims=keepdims)
         if ctx.divisor:
             return total / ctx.divisor
@@ -123,9 +130,16 @@ class Var(Function):
 
     @staticmethod
     def backward(ctx, grad_out):
-        (centered,) = ctx.saved_tensors
+        centered = ctx.saved_tensors[0]
         spread = expand_reduced(grad_out, ctx.axes, ctx.keepdims, ctx.input_shape)
         if ctx.divisor:
             return (spread * centered * (2 / ctx.divisor),)
         with np.errstate(divide="ignore", invalid="ignore"):
             return (spread * centered * np.inf,)  # 2 / 0
+
+    @staticmethod
+    def backward_graph(ctx, grad_out):
+        (a,) = graph_inputs(ctx, ctx.saved_tensors[1])
+        centered = a - a.mean(dim=ctx.axes, keepdim=True)  # (recomputed: it depends on a)
+        spread = expand_reduced(grad_out, ctx.axes, ctx.keepdims, ctx.input_shape)
+        return (spread * centered * (2 / ctx.divisor if ctx.divisor else np.inf),)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..function import Function
+from ..higher_order import graph_inputs, where
 from ._util import expand_reduced, frozen, normalize_axes, normalize_axis
 from .elementwise import float_input
 from .reduce import extreme_backward, extreme_forward
@@ -12,6 +13,8 @@ from .reduce import extreme_backward, extreme_forward
 
 class Min(Function):
     """out = min(a, axis);  da = dout / k at the k elements equal to the min, else 0 (ties split)"""
+
+    saved_as = (None, None)  # (the minima: constants for backward_graph)
 
     @staticmethod
     def forward(ctx, a, axis=None, keepdims=False):
@@ -47,6 +50,24 @@ class Prod(Function):
         others = np.transpose(others, np.argsort(kept + list(ctx.axes)))  # a's shape
         return (expand_reduced(grad_out, ctx.axes, ctx.keepdims, ctx.shape) * others,)
 
+    @staticmethod
+    def backward_graph(ctx, grad_out):
+        from ..creation import cat, stack
+
+        (a,) = graph_inputs(ctx, *ctx.saved_tensors)
+        if not ctx.axes:  # (a product over no axis is a itself)
+            return (grad_out * 1.0,)
+        kept = [i for i in range(a.ndim) if i not in ctx.axes]
+        moved = a.permute(kept + list(ctx.axes))  # (kept..., reduced...)
+        flat = moved.reshape(*moved.shape[: len(kept)], -1)  # (kept..., N)
+        n = flat.shape[-1]
+        others = stack(  # product of all but element j, for each j (no division: exact at 0)
+            [cat([flat[..., :j], flat[..., j + 1 :]], dim=-1).prod(dim=-1) for j in range(n)],
+            dim=-1,
+        ).reshape(moved.shape)
+        others = others.permute([int(i) for i in np.argsort(kept + list(ctx.axes))])
+        return (expand_reduced(grad_out, ctx.axes, ctx.keepdims, ctx.shape) * others,)
+
 
 class Norm(Function):
     """out = (sum |a|^p)^(1/p) over axis (p finite and > 0);  da = dout * sign(a) |a|^(p-1) /
@@ -78,9 +99,24 @@ class Norm(Function):
         slope[a == 0] = 0
         return (scale * slope,)
 
+    @staticmethod
+    def backward_graph(ctx, grad_out):
+        (a,) = graph_inputs(ctx, ctx.saved_tensors[0])
+        if not ctx.keepdims:
+            grad_out = grad_out.reshape([1 if i in ctx.axes else n for i, n in enumerate(a.shape)])
+        p = ctx.p
+        out = (a.abs() ** p).sum(dim=ctx.axes, keepdim=True) ** (1 / p)  # (recomputed)
+        safe = where(out == 0, 1.0, out)  # a zero norm: every element 0, where the slope is 0
+        if p == 2:
+            return (grad_out / safe * a,)
+        slope = where(a == 0, 0.0, a.sign() * a.abs() ** (p - 1))
+        return (grad_out / safe ** (p - 1) * slope,)
+
 
 class Cumsum(Function):
     """out = cumsum(a, axis);  da = reversed cumsum of dout along axis"""
+
+    saved_as = ()  # (backward_graph: its backward runs on Tensors, see higher_order.py)
 
     @staticmethod
     def forward(ctx, a, axis=0):

@@ -15,6 +15,8 @@ from ._util import normalize_axes
 class Cast(Function):
     """out = a.astype(dtype);  da = dout (the engine casts it to a's dtype)"""
 
+    saved_as = ()  # (backward_graph: see higher_order.py)
+
     @staticmethod
     def forward(ctx, a, dtype):
         return a.astype(dtype)
@@ -27,6 +29,8 @@ class Cast(Function):
 class Clone(Function):
     """out = copy of a;  da = dout"""
 
+    saved_as = ()  # (backward_graph: see higher_order.py)
+
     @staticmethod
     def forward(ctx, a):
         return a.copy()
@@ -38,6 +42,8 @@ class Clone(Function):
 
 class BroadcastTo(Function):
     """out = broadcast_to(a, shape);  da = dout (the engine sums it back over the new axes)"""
+
+    saved_as = ()  # (backward_graph: see higher_order.py)
 
     is_view = True  # (a read-only view: its elements share memory)
 
@@ -59,6 +65,8 @@ class BroadcastTo(Function):
 class Flip(Function):
     """out = flip(a, axes);  da = flip(dout, axes)"""
 
+    saved_as = ()  # (backward_graph: see higher_order.py)
+
     @staticmethod
     def forward(ctx, a, axes=None):
         ctx.axes = normalize_axes(axes, a.ndim, "Flip", a.shape)
@@ -71,6 +79,8 @@ class Flip(Function):
 
 class Roll(Function):
     """out = roll(a, shifts, axes);  da = roll(dout, -shifts, axes)"""
+
+    saved_as = ()  # (backward_graph: see higher_order.py)
 
     @staticmethod
     def forward(ctx, a, shifts, axes=None):
@@ -86,6 +96,8 @@ class Roll(Function):
 
 class Tile(Function):
     """out = tile(a, reps) (PyTorch's repeat);  da = dout summed over the copies"""
+
+    saved_as = ()  # (backward_graph: see higher_order.py)
 
     @staticmethod
     def forward(ctx, a, reps):
@@ -107,6 +119,8 @@ class Tile(Function):
 
 class Pad(Function):
     """out = pad(a, pad_width, constant value);  da = dout with the padding cut off"""
+
+    saved_as = ()  # (backward_graph: see higher_order.py)
 
     @staticmethod
     def forward(ctx, a, pad_width, value=0.0):

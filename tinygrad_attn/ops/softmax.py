@@ -23,6 +23,8 @@ def _row_max(x: np.ndarray, axis: int | None) -> np.ndarray:
 class Softmax(Function):
     """y = softmax(x);  dx = y * (dy - sum(dy * y))"""
 
+    saved_as = ("out",)  # (backward_graph: see higher_order.py)
+
     @staticmethod
     def forward(ctx, x, axis=-1):
         x = float_input(x)
@@ -46,6 +48,8 @@ class Softmax(Function):
 
 class LogSoftmax(Function):
     """y = x - log(sum(exp(x)));  dx = dy - softmax(x) * sum(dy)"""
+
+    saved_as = ("out",)  # (backward_graph: see higher_order.py)
 
     @staticmethod
     def forward(ctx, x, axis=-1):

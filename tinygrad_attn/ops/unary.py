@@ -9,12 +9,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..function import Function
+from ..higher_order import graph_saved, where
 from ._util import frozen, select
 from .elementwise import float_input
 
 
 class Sin(Function):
     """out = sin(a);  da = dout * cos(a)"""
+
+    saved_as = (0,)  # (backward_graph: see higher_order.py)
 
     @staticmethod
     def forward(ctx, a):
@@ -31,6 +34,8 @@ class Sin(Function):
 class Cos(Function):
     """out = cos(a);  da = -dout * sin(a)"""
 
+    saved_as = (0,)  # (backward_graph: see higher_order.py)
+
     @staticmethod
     def forward(ctx, a):
         a = float_input(a)
@@ -45,6 +50,8 @@ class Cos(Function):
 
 class Log1p(Function):
     """out = log(1 + a);  da = dout / (1 + a)"""
+
+    saved_as = (0,)  # (backward_graph: see higher_order.py)
 
     @staticmethod
     def forward(ctx, a):
@@ -62,6 +69,8 @@ class Log1p(Function):
 class Expm1(Function):
     """out = exp(a) - 1;  da = dout * (out + 1)"""
 
+    saved_as = ("out",)  # (backward_graph: see higher_order.py)
+
     @staticmethod
     def forward(ctx, a):
         with np.errstate(over="ignore"):  # (inf, as PyTorch)
@@ -77,6 +86,8 @@ class Expm1(Function):
 
 class Clip(Function):
     """out = min(max(a, low), high) (numbers);  da = dout where low <= a <= high, else 0"""
+
+    saved_as = (None,)  # (backward_graph: see higher_order.py)
 
     @staticmethod
     def forward(ctx, a, low=None, high=None):
@@ -98,6 +109,8 @@ class Clip(Function):
 class Maximum(Function):
     """out = maximum(a, b);  da = dout where a > b, db = dout where b > a, half each at ties"""
 
+    saved_as = (0, 1)  # (backward_graph: see higher_order.py)
+
     @staticmethod
     def forward(ctx, a, b):
         out = np.maximum(a, b)
@@ -116,6 +129,8 @@ class Maximum(Function):
 class Minimum(Function):
     """out = minimum(a, b);  da = dout where a < b, db = dout where b < a, half each at ties"""
 
+    saved_as = (0, 1)  # (backward_graph: see higher_order.py)
+
     @staticmethod
     def forward(ctx, a, b):
         out = np.minimum(a, b)
@@ -133,6 +148,8 @@ class Minimum(Function):
 
 class LeakyRelu(Function):
     """out = a if a > 0 else slope * a;  da = dout * (1 if a > 0 else slope)"""
+
+    saved_as = (None,)  # (backward_graph: see higher_order.py)
 
     @staticmethod
     def forward(ctx, a, slope=0.01):
@@ -153,6 +170,8 @@ class LeakyRelu(Function):
 
 class Elu(Function):
     """out = a if a > 0 else alpha * (exp(a) - 1);  da = dout * (1 if a > 0 else out + alpha)"""
+
+    saved_as = (0, "out")  # (backward_graph: see higher_order.py)
 
     @staticmethod
     def forward(ctx, a, alpha=1.0):
@@ -180,24 +199,35 @@ class Softplus(Function):
     """out = log(1 + exp(beta a)) / beta (a itself where beta a > threshold);
     da = dout * sigmoid(beta a) (1 past the threshold)"""
 
+    saved_as = (0,)  # (backward_graph: see higher_order.py)
+
     @staticmethod
     def forward(ctx, a, beta=1.0, threshold=20.0):
         scaled = a * beta
-        ctx.save_for_backward(frozen(scaled))
-        ctx.threshold = threshold
+        ctx.save_for_backward(a)
+        ctx.beta, ctx.threshold = beta, threshold
         # log(1 + exp(z)) = max(z, 0) + log1p(exp(-|z|)): no overflow for large z.
         smooth = (np.maximum(scaled, 0) + np.log1p(np.exp(-np.abs(scaled)))) / beta
         return select(scaled > threshold, a, smooth).astype(a.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad_out):
-        (scaled,) = ctx.saved_tensors
+        (a,) = ctx.saved_tensors
+        scaled = a * ctx.beta
         sigmoid = 0.5 * (1 + np.tanh(0.5 * scaled))
         return (grad_out * select(scaled > ctx.threshold, 1.0, sigmoid),)
+
+    @staticmethod
+    def backward_graph(ctx, grad_out):
+        (a,) = graph_saved(ctx)
+        scaled = a * ctx.beta
+        return (grad_out * where(scaled > ctx.threshold, 1.0, scaled.sigmoid()),)
 
 
 class Sign(Function):
     """out = sign(a) (-1, 0 or 1);  da = 0 (PyTorch's: a zero gradient, not none)"""
+
+    saved_as = ()  # (backward_graph: see higher_order.py)
 
     @staticmethod
     def forward(ctx, a):
@@ -211,6 +241,8 @@ class Sign(Function):
 class Round(Function):
     """out = a rounded (mode "floor", "ceil", "trunc", or "round": to `decimals` places, half to
     even, as PyTorch);  da = 0 (a step function)"""
+
+    saved_as = ()  # (backward_graph: see higher_order.py)
 
     @staticmethod
     def forward(ctx, a, mode, decimals=0):

@@ -19,6 +19,8 @@ class Copy(Function):
     """out = src broadcast to `shape`, in `dtype` (copy_, fill_, normal_ of a graph tensor, whose
     old values the result does not depend on);  dsrc = dout (summed back over the broadcast)"""
 
+    saved_as = ()  # (backward_graph: see higher_order.py)
+
     @staticmethod
     def forward(ctx, src, shape, dtype):
         try:
@@ -59,6 +61,15 @@ class IndexPut(Function):
         grad_values = grad_out[ctx.index] if ctx.needs_input_grad[1] else None
         return grad_a, grad_values
 
+    @staticmethod
+    def backward_graph(ctx, grad_out):
+        grad_a = None
+        if ctx.needs_input_grad[0]:
+            grad_a = grad_out.clone()
+            grad_a[ctx.index] = 0.0  # (recorded: an IndexPut of its own)
+        grad_values = grad_out[ctx.index] if ctx.needs_input_grad[1] else None
+        return grad_a, grad_values
+
 
 class CopySlices(Function):
     """out = base with its view (the chain of view ops `chain`) replaced by src;
@@ -84,6 +95,17 @@ class CopySlices(Function):
             grad_src = grad_base.reshape(-1)[positions]
             grad_base.reshape(-1)[positions] = 0
         return (grad_base if ctx.needs_input_grad[0] else None), grad_src
+
+    @staticmethod
+    def backward_graph(ctx, grad_out):
+        shape = grad_out.shape
+        positions = replay(ctx.chain, np.arange(int(np.prod(shape))).reshape(shape))
+        grad_src = grad_out.reshape(-1)[positions]  # the view's elements, by their positions
+        grad_base = None
+        if ctx.needs_input_grad[0]:
+            grad_base = grad_out.clone()
+            grad_base.view(-1)[positions] = 0.0  # (recorded: the view's gradient taken out)
+        return grad_base, grad_src
 
 
 def replay(chain: tuple, array: np.ndarray) -> np.ndarray:

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from ..autograd.gradcheck import GradcheckError, gradcheck
 from ..function import Function
-from ..gradcheck import GradcheckError, gradcheck
 from ..tensor import Tensor
 
 

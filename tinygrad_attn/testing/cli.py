@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..gradcheck import compare_jacobians
+from ..autograd.gradcheck import compare_jacobians
 from . import op_tables
 
 

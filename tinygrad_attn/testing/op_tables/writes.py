@@ -123,3 +123,39 @@ register(
         "y.copy_(value) on a tensor of a graph",
     )
 )
+
+
+def _index_add(src: Tensor, index: Any, shape: tuple) -> Tensor:
+    from ...ops import IndexAdd
+
+    return IndexAdd.apply(src, index=index, shape=shape)
+
+
+def _np_index_add(src: np.ndarray, index: Any, shape: tuple) -> np.ndarray:
+    out = np.zeros(shape)
+    np.add.at(out, index, src)
+    return out
+
+
+register(
+    OpSpec(
+        "IndexAdd",
+        _index_add,
+        _np_index_add,
+        (
+            Case(
+                "(2,4) into (3,4) at [1:3]",
+                (Values((2, 4)),),
+                {"index": slice(1, 3), "shape": (3, 4)},
+            ),
+            Case(
+                "(4,3) into (3,3) at ids [0,2,0,1]: repeats add",
+                (Values((4, 3)),),
+                {"index": np.array([0, 2, 0, 1]), "shape": (3, 3)},
+            ),
+        ),
+        lambda c: Case("", (Values((2, 3)),), {"index": np.array([1, 1]), "shape": (2, 3)}),
+        "ops.movement",
+        "GetItem's gradient as an op (what makes indexing twice-differentiable)",
+    )
+)

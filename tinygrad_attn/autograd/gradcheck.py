@@ -9,10 +9,10 @@ failed, and — when the pattern of the error points at a classic mistake in a b
 constant factor, a transpose, a flipped sign, a missing broadcast sum or accumulation, a zero
 gradient) — a hint naming it.
 
-Second-order gradients are not supported: every op's backward is NumPy code that runs once
-on arrays and records no graph, so a gradient cannot be differentiated again
-(`gradgradcheck` says so). The command line that runs every op of the op tables through this
-check (`python -m tinygrad_attn gradcheck`) lives in `testing/cli.py`.
+`gradgradcheck(fn, inputs)` checks the second derivatives the same way: the gradient of `fn`,
+taken with `create_graph=True` (a function of the inputs and of the upstream gradient), is
+itself checked against central differences. The command line that runs every op of the op
+tables through these checks (`python -m tinygrad_attn gradcheck`) lives in `testing/cli.py`.
 
 This module reads the graph; nothing in the core imports it.
 """
@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from .state import no_grad
-from .tensor import Tensor
+from ..state import enable_grad, no_grad
+from ..tensor import Tensor
 
 
 class GradcheckError(AssertionError):
@@ -436,11 +436,57 @@ def gradcheck(
     return False
 
 
-def gradgradcheck(*args: Any, **kwargs: Any) -> bool:
-    """Not supported: tinygrad_attn computes first-order gradients only (see the error)."""
-    raise NotImplementedError(
-        "gradgradcheck: second-order gradients are not supported. Each op's backward is NumPy "
-        "code that runs once on plain arrays and records no graph, so a gradient cannot be "
-        "differentiated again (there is no create_graph). Check first derivatives with "
-        "gradcheck; for a Hessian-vector product, take central differences of .grad."
-    )
+def gradgradcheck(
+    func: Callable[..., Any],
+    inputs: Sequence[Any] | Tensor,
+    grad_outputs: Sequence[Any] | Tensor | None = None,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    raise_exception: bool = True,
+    seed: int = 0,
+) -> bool:
+    """Check the second derivatives of `func(*inputs)` against central differences, as
+    PyTorch's gradgradcheck: the first derivative `autograd.grad(func(*x), x, g,
+    create_graph=True)` is a function of the inputs x and of the upstream gradient g (random
+    unless `grad_outputs` is given), and `gradcheck` checks it. A failure names the op whose
+    gradient's gradient is wrong, the input and the elements."""
+    from . import grad
+
+    if isinstance(inputs, Tensor):
+        inputs = (inputs,)
+    inputs = [_as_float64_leaf(v, i) for i, v in enumerate(inputs)]
+    outputs = _outputs(func(*inputs))
+    if grad_outputs is None:
+        rng = np.random.default_rng(seed)
+        grad_outputs = [
+            Tensor(rng.standard_normal(o.shape), dtype=np.float64, requires_grad=True)
+            for o in outputs
+        ]
+    else:
+        given = [grad_outputs] if isinstance(grad_outputs, Tensor) else list(grad_outputs)
+        grad_outputs = [_as_float64_leaf(g, len(inputs) + i) for i, g in enumerate(given)]
+    positions = [i for i, v in enumerate(inputs) if isinstance(v, Tensor) and v.requires_grad]
+    count = len(inputs)
+
+    def first_derivative(*values: Any) -> tuple:
+        xs, gs = list(values[:count]), list(values[count:])
+        wanted = [xs[i] for i in positions]
+        with enable_grad():  # (central differences run it under no_grad: it needs a graph)
+            outs = _outputs(func(*xs))
+            found = grad(outs, wanted, gs, create_graph=True, allow_unused=True)
+            zeros = [x * 0 for x in wanted]  # (a gradient that is 0 everywhere, as a function)
+            return tuple(z if g is None else g if g.requires_grad else g + z
+                         for g, z in zip(found, zeros))  # fmt: skip
+
+    result = compare_jacobians(first_derivative, [*inputs, *grad_outputs], eps, atol, rtol)
+    if result.passed:
+        return True
+    if raise_exception:
+        op = _producer(outputs[0])
+        raise GradcheckError(
+            f"gradgradcheck of {op}: the second derivative (the gradient of its gradient) "
+            "disagrees with central differences of the gradient.\n" + result.report,
+            result.mismatches,
+        )
+    return False
