@@ -67,31 +67,27 @@ def _ulps(a: np.ndarray, b: np.ndarray) -> float:
     "name, options", S.OPTIMIZER_SCENARIOS, ids=[S.scenario_id(*c) for c in S.OPTIMIZER_SCENARIOS]
 )
 def test_optimizer_steps_are_pytorchs_bits(name, options, dtype):
-    """float32: SGD bit for bit; Adam's exp_avg / exp_avg_sq bit for bit when they do not read
-    the parameters, and the parameters within 1 ulp (PyTorch's sqrt here is MKL's, not always
-    correctly rounded). float64: within 2 ulps (PyTorch's fused multiply-adds; see flat.py)."""
+    """float32 SGD bit for bit (its fused multiply-adds emulated, flat.py); Adam's parameters
+    and moments within 1 ulp (PyTorch fuses the moments' multiply-adds, and its sqrt here is
+    MKL's, not always correctly rounded); float64 within 2 ulps (no fused multiply-add in NumPy)."""
     key = f"{np.dtype(dtype).name} {S.scenario_id(name, options)}"
     ours, theirs = S.run_optimizer(ta, name, options, dtype), TORCH["optimizers"][key]
     assert ours["state_dtypes"] == theirs["state_dtypes"]  # step: float32, the rest: dtype
-    worst = max(
-        _ulps(S.from_hex(a, dtype), S.from_hex(b, dtype))
-        for a, b in zip(ours["params"], theirs["params"])
-    )
-    if dtype == np.float64:
-        assert worst <= 2
-    elif name == "SGD":
+    assert list(ours["state"]) == list(theirs["state"])
+    if dtype == np.float32 and name == "SGD":
         assert ours == theirs
-    else:
-        assert worst <= 1
-        assert ours["state"]["step"] == theirs["state"]["step"]
-        if not options.get("weight_decay") or options.get("decoupled_weight_decay"):
-            assert ours["state"] == theirs["state"]  # the moments do not read the parameters
+        return
+    pairs = list(zip(ours["params"], theirs["params"]))
+    pairs += [(ours["state"][k], theirs["state"][k]) for k in theirs["state"] if k != "step"]
+    worst = max(_ulps(S.from_hex(a, dtype), S.from_hex(b, dtype)) for a, b in pairs)
+    assert worst <= (1 if dtype == np.float32 else 2)
+    assert ours["state"].get("step") == theirs["state"].get("step")
 
 
 @pytest.mark.parametrize("kind", ["adamw", "sgd"])
 def test_a_pytorch_optimizer_checkpoint_resumes_here_as_in_pytorch(kind):
     """torch.save'd by PyTorch after 3 steps; loaded with ta.load (no PyTorch needed), the
-    next step gives PyTorch's next step (SGD bit for bit, AdamW's state bit for bit)."""
+    next step gives PyTorch's next step (SGD bit for bit, AdamW within 1 ulp)."""
     checkpoint = ta.load(DATA / "torch_optim_state.pt")[kind]
     state = checkpoint["optimizer"]["state"]
     assert all(type(v) is ta.Tensor for entry in state.values() for v in entry.values())
@@ -113,4 +109,4 @@ def test_a_pytorch_optimizer_checkpoint_resumes_here_as_in_pytorch(kind):
         assert list(opt.state[p]) == list(theirs)
         for key, value in theirs.items():
             mine = opt.state[p][key].numpy()
-            np.testing.assert_array_equal(mine, S.from_hex(value, mine.dtype, mine.shape))
+            assert _ulps(mine, S.from_hex(value, mine.dtype, mine.shape)) <= (kind == "adamw")

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
-from .flat import FlatGroup, lerp_, muladd
+from .flat import FlatGroup, lerp_
 from .optimizer import Optimizer
 from .options import as_float, check_betas, check_flags, check_min
 
@@ -35,10 +35,10 @@ class Adam(Optimizer):
     place). `foreach`, `fused` and `capturable` are accepted and change nothing (one
     implementation here); `differentiable=True` is refused (the step is not part of any graph).
 
-    Bits: float32 matches PyTorch's CPU step (AVX2/AVX-512) bit for bit in `exp_avg` and
-    `exp_avg_sq`; the parameter may differ in the last bit where PyTorch's `sqrt` (MKL's on x86)
-    is not correctly rounded, as NumPy's is. In float64 the fused multiply-adds PyTorch uses
-    are rounded twice here (flat.py), a last-bit difference.
+    Bits: PyTorch's order of operations; PyTorch's CPU kernels fuse the multiply-adds of the
+    moments (one rounding), and its `sqrt` on x86 (MKL's) is not always correctly rounded, so
+    some elements differ from PyTorch's in the last bit (flat.py says why we do not pay for
+    fused multiply-adds here).
     """
 
     def __init__(
@@ -95,7 +95,7 @@ class Adam(Optimizer):
         if isinstance(lr, Tensor):  # PyTorch then computes lr's products in lr's dtype
             lr = lr.numpy().reshape(-1)[0]
         m, v = flat.buffers["exp_avg"], flat.buffers["exp_avg_sq"]
-        g, work, wide, scalar = flat.grad, flat.scratch("work"), flat.wide, flat.dtype.type
+        g, work, scalar = flat.grad, flat.scratch("work"), flat.dtype.type
         steps = flat.count_step()
         if group["maximize"]:
             np.negative(g, out=g)
@@ -103,11 +103,12 @@ class Adam(Optimizer):
             if group["decoupled_weight_decay"]:
                 flat.scale_params(1 - lr * _like(lr, weight_decay))  # p * (1 - lr * wd)
             else:
-                muladd(flat.gather_params(), weight_decay, g, g, wide)  # g + wd * p
-        lerp_(m, g, 1 - beta1, work, wide)  # m + (1 - beta1) * (g - m)
+                g += np.multiply(flat.gather_params(), scalar(weight_decay), out=work)
+        lerp_(m, g, 1 - beta1, work)  # m + (1 - beta1) * (g - m)
         v *= scalar(beta2)
         np.multiply(g, scalar(1 - beta2), out=work)
-        muladd(work, g, v, v, wide)  # beta2 * v + ((1 - beta2) * g) * g
+        work *= g
+        v += work  # beta2 * v + ((1 - beta2) * g) * g
         if group["amsgrad"]:
             v_max = flat.buffers["max_exp_avg_sq"]
             np.maximum(v_max, v, out=v_max)

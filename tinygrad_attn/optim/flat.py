@@ -13,16 +13,20 @@ lost its gradient, a shape changed, a state entry was replaced, a checkpoint was
 the current state in, so it carries over exactly.
 
 PyTorch's CPU kernels compute `add(x, alpha=a)`, `lerp` and `addcmul` with one fused
-multiply-add (one rounding) on the machines it vectorises for (AVX2, AVX-512, NEON); `muladd`
+multiply-add (one rounding) on the machines it vectorises for (AVX2, AVX-512, NEON). `muladd`
 reproduces that for float32 by computing in float64 (the product of two float32 numbers is exact
-in float64) and rounding once. NumPy has no fused multiply-add for float64, so there the product
-and the sum are rounded separately, and may differ from PyTorch in the last bit.
+in float64) and rounding once; SGD uses it, so its float32 steps are PyTorch's bit for bit. It
+costs about five times a plain multiply and add (float64 temporaries, out of cache for large
+models), so Adam, whose float32 result cannot be bit-exact anyway (PyTorch's `sqrt` on x86 is
+MKL's, not always correctly rounded), rounds product and sum separately, in PyTorch's order: a
+last-bit difference in some elements. NumPy has no fused multiply-add for float64 at all.
 
 This module must not know any optimizer's formula: it holds arrays, layouts and roundings.
 """
 
 from __future__ import annotations
 
+from operator import attrgetter, is_
 from typing import Any
 
 import numpy as np
@@ -30,6 +34,8 @@ import numpy as np
 from .. import versions
 from ..errors import ShapeError
 from ..tensor import Tensor
+
+_data_of = attrgetter("_data")
 
 
 def muladd(x: np.ndarray, c: Any, y: np.ndarray, out: np.ndarray, wide: np.ndarray) -> None:
@@ -45,15 +51,18 @@ def muladd(x: np.ndarray, c: Any, y: np.ndarray, out: np.ndarray, wide: np.ndarr
         np.add(wide, y, out=out)
 
 
-def lerp_(start: np.ndarray, end: np.ndarray, weight: float, work: np.ndarray, wide: Any) -> None:
-    """start += weight * (end - start), in place, as PyTorch's `lerp_` rounds it (the weight in
-    the tensors' dtype; from the end point when the weight is 0.5 or more)."""
+def lerp_(start: np.ndarray, end: np.ndarray, weight: float, work: np.ndarray) -> None:
+    """start += weight * (end - start), in place, in the order of PyTorch's `lerp_` (the weight
+    in the tensors' dtype; from the end point when the weight is 0.5 or more), the product and
+    the sum rounded separately (PyTorch fuses them; see `muladd` for the cost of doing so)."""
     w = start.dtype.type(weight)
     np.subtract(end, start, out=work)
     if w < 0.5:
-        muladd(work, w, start, start, wide)
+        work *= w
+        start += work
     else:
-        muladd(work, w - start.dtype.type(1), end, start, wide)
+        work *= w - start.dtype.type(1)
+        np.add(end, work, out=start)
 
 
 class FlatGroup:
@@ -78,8 +87,12 @@ class FlatGroup:
         self.buffers: dict[str, np.ndarray] = {}
         self.fresh: list[int] = []
         self.steps = None
-        # (state entry, key, Tensor, the view it must hold): what `holds` checks each step
-        self._adopted: list[tuple] = []
+        # (state entry, key, Tensor, the view it must hold), what `holds` checks each step
+        self._adopted_entries: list[dict] = []
+        self._adopted_keys: list[str] = []
+        self._adopted_tensors: list[Tensor] = []
+        self._adopted_views: list[np.ndarray] = []
+        self._views: dict[int, list] = {}  # id(flat array) -> its per-parameter views
         self._entries = [state[p] for p in params] if (names or with_step) else []
         if with_step:
             self.steps = np.zeros(len(params), np.float32)
@@ -119,28 +132,29 @@ class FlatGroup:
             tensor = Tensor._make(view)
             tensor.requires_grad = False
         entry[key] = tensor
-        self._adopted.append((entry, key, tensor, view))
+        self._adopted_entries.append(entry)
+        self._adopted_keys.append(key)
+        self._adopted_tensors.append(tensor)
+        self._adopted_views.append(view)
 
     def holds(self, params: list, names: tuple, state: Any) -> bool:
         """True when this layout is still the one to use for `params` (same tensors, shapes,
         buffer names, and state entries that are still the Tensors over the flat buffers)."""
-        if names != self.names or len(params) != len(self.params):
-            return False
-        for p, q, shape in zip(params, self.params, self.shapes):
-            if p is not q or p._data.shape != shape:
-                return False
-        for p, entry in zip(params, self._entries):
-            if state.get(p) is not entry:
-                return False
-        for entry, key, tensor, view in self._adopted:
-            if entry.get(key) is not tensor or tensor._data is not view:
-                return False
-        return True
+        return (
+            names == self.names
+            and len(params) == len(self.params)
+            and all(map(is_, params, self.params))
+            and [p._data.shape for p in params] == self.shapes
+            and (not self._entries or all(map(is_, map(state.get, params), self._entries)))
+            and all(map(is_, map(dict.get, self._adopted_entries, self._adopted_keys),
+                            self._adopted_tensors))
+            and all(map(is_, map(_data_of, self._adopted_tensors), self._adopted_views))
+        )  # fmt: skip
 
     def release(self) -> None:
         """Give the Tensors still over these buffers (a parameter that left the layout) their
         own memory, so the buffers can go."""
-        for _, _, tensor, view in self._adopted:
+        for tensor, view in zip(self._adopted_tensors, self._adopted_views):
             if tensor._data is view:
                 tensor._data = view.copy()
 
@@ -181,8 +195,13 @@ class FlatGroup:
     def add_to_params(self, update: np.ndarray) -> None:
         """p += update (each parameter its slice), in place; a float64 `update` of float32
         parameters is rounded once, as PyTorch's fused `param.add_(g, alpha=-lr)`."""
-        for p, (a, b), shape in zip(self.params, self.bounds, self.shapes):
-            np.add(p._data, update[a:b].reshape(shape), out=p._data, casting="same_kind")
+        views = self._views.get(id(update))
+        if views is None or views[0].base is not update:
+            views = self._views[id(update)] = [
+                update[a:b].reshape(shape) for (a, b), shape in zip(self.bounds, self.shapes)
+            ]
+        for p, view in zip(self.params, views):
+            np.add(p._data, view, out=p._data, casting="same_kind")
             versions.bump(p._data)
 
     def scale_params(self, factor: Any) -> None:
