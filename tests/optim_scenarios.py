@@ -212,6 +212,10 @@ OPTIMIZER_SCENARIOS = [
     ("Adam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)),
     ("AdamW", dict(lr=0.01)),
     ("AdamW", dict(lr=0.02, amsgrad=True, weight_decay=0.3)),
+    ("RMSprop", dict(lr=0.01)),
+    ("RMSprop", dict(lr=0.01, momentum=0.9, centered=True, weight_decay=0.1, maximize=True)),
+    ("Adagrad", dict(lr=0.1, lr_decay=0.01, initial_accumulator_value=0.1)),
+    ("Adagrad", dict(lr=0.1, weight_decay=0.1, maximize=True)),
 ]
 
 

@@ -227,6 +227,10 @@ def test_load_state_dict_takes_the_older_form_and_copies(rng):
     set_grads(ps, rng)
     opt.step()
     assert state["step"].item() == 3.0
+    with pytest.raises(KeyError, match="keys 'state' and 'param_groups'"):
+        opt.load_state_dict({"state": {}})
+    with pytest.raises(TypeError, match="expected a dict"):
+        opt.load_state_dict([])
 
 
 def test_an_optimizer_pickles_after_a_scheduler_wrapped_its_step(rng):
@@ -331,3 +335,26 @@ def test_one_cycle_refuses_to_step_past_total_steps(rng):
         lr_scheduler.OneCycleLR(opt, max_lr=0.1)
     with pytest.raises(ValueError, match="support momentum or beta1"):
         lr_scheduler.CyclicLR(optim.Optimizer(params(rng, (2,)), {"lr": 0.1}), 0.01, 0.1)
+
+
+def test_adagrad_makes_its_state_at_construction_as_pytorch(rng):
+    a, b = params(rng, (3,), (2,), dtype=np.float64)
+    opt = optim.Adagrad([a], lr=0.1, initial_accumulator_value=0.5)
+    assert list(opt.state_dict()["state"][0]) == ["step", "sum"]
+    np.testing.assert_array_equal(opt.state[a]["sum"].numpy(), [0.5] * 3)
+    opt.add_param_group({"params": [b], "initial_accumulator_value": 2.0})
+    set_grads([a, b], rng)
+    g = b.grad.numpy().copy()
+    opt.step()  # b's state starts at the step, from the optimizer's default (as PyTorch)
+    np.testing.assert_allclose(opt.state[b]["sum"].numpy(), 0.5 + g * g)
+    assert opt.state[a]["step"].item() == 1.0
+
+
+def test_rmsprop_keeps_pytorchs_state_names(rng):
+    p = params(rng, (3,))[0]
+    opt = optim.RMSprop([p], momentum=0.9, centered=True)
+    set_grads([p], rng)
+    opt.step()
+    assert list(opt.state[p]) == ["step", "square_avg", "momentum_buffer", "grad_avg"]
+    with pytest.raises(ValueError, match="Invalid alpha value: -1"):
+        optim.RMSprop([p], alpha=-1)

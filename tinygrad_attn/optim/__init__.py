@@ -12,8 +12,10 @@ place, as PyTorch's does under `no_grad`.
 """
 
 from . import lr_scheduler
+from .adagrad import Adagrad
 from .adam import Adam, AdamW
 from .optimizer import Optimizer
+from .rmsprop import RMSprop
 from .sgd import SGD
 
-__all__ = ["SGD", "Adam", "AdamW", "Optimizer", "lr_scheduler"]
+__all__ = ["SGD", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "lr_scheduler"]

@@ -9,7 +9,9 @@ combined.py and plateau.py.
 from .combined import ChainedScheduler, SequentialLR
 from .cyclic import CosineAnnealingWarmRestarts, CyclicLR, OneCycleLR
 from .plateau import ReduceLROnPlateau
-from .scheduler import EPOCH_DEPRECATION_WARNING, LRScheduler, _LRScheduler
+from .scheduler import EPOCH_DEPRECATION_WARNING as EPOCH_DEPRECATION_WARNING
+from .scheduler import LRScheduler
+from .scheduler import _LRScheduler as _LRScheduler
 from .schedules import (
     ConstantLR,
     CosineAnnealingLR,
@@ -40,5 +42,3 @@ __all__ = [
     "PolynomialLR",
     "LRScheduler",
 ]
-
-_ = (EPOCH_DEPRECATION_WARNING, _LRScheduler)  # (public under PyTorch's names, not in __all__)

@@ -198,6 +198,10 @@ class Optimizer:
                 if p._grad is not None:
                     by_dtype.setdefault(p._data.dtype, []).append(p)
             names = self._state_names(group)
+            if len(by_dtype) > 1 and (names or self._counts_steps):
+                for p in group["params"]:  # (state made in the group's order, as PyTorch's)
+                    if p._grad is not None:
+                        self.state[p]
             for dtype, params in by_dtype.items():
                 flat = self._flats.get((index, dtype))
                 if flat is None or not flat.holds(params, names, self.state):
@@ -244,8 +248,13 @@ class Optimizer:
         parameters are matched by position; the groups' options come from the checkpoint.
         Everything is checked before anything changes."""
         name = type(self).__name__
-        if not isinstance(state_dict, dict) or not {"state", "param_groups"} <= set(state_dict):
-            raise ValueError(
+        if not isinstance(state_dict, dict):
+            raise TypeError(
+                f"{name}.load_state_dict: expected a dict (what optimizer.state_dict() returns), "
+                f"got {type(state_dict).__name__}"
+            )
+        if not {"state", "param_groups"} <= set(state_dict):
+            raise KeyError(
                 f"{name}.load_state_dict: expected a dict with keys 'state' and 'param_groups' "
                 "(what optimizer.state_dict() returns)"
             )
