@@ -1,4 +1,6 @@
-"""Gradient utilities that work on many parameters at once: `clip_grad_norm_`."""
+"""Utilities over many parameters at once, as `torch.nn.utils`: `clip_grad_norm_`,
+`clip_grad_value_` (gradients changed in place), `parameters_to_vector` and
+`vector_to_parameters` (all the parameters as one flat tensor, and back)."""
 
 from __future__ import annotations
 
@@ -7,9 +9,17 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from .. import versions
+from ..creation import cat
+from ..errors import ShapeError
 from ..tensor import Tensor
 
-__all__ = ["clip_grad_norm_"]
+__all__ = [
+    "clip_grad_norm_",
+    "clip_grad_value_",
+    "parameters_to_vector",
+    "vector_to_parameters",
+]
 
 
 def clip_grad_norm_(
@@ -45,3 +55,47 @@ def clip_grad_norm_(
     for g in grads:
         g *= coef  # (in place, as PyTorch's mul_: coef 1.0 leaves them as they are)
     return Tensor(total, dtype=grads[0].dtype)
+
+
+def clip_grad_value_(
+    parameters: Iterable[Tensor] | Tensor, clip_value: float, foreach: bool | None = None
+) -> None:
+    """Clamp every `.grad` in place to [-clip_value, clip_value], as
+    `torch.nn.utils.clip_grad_value_` (a NaN stays NaN; gradients that are None are skipped).
+    `foreach=True` is PyTorch's error on the CPU."""
+    if foreach:
+        raise RuntimeError(
+            "clip_grad_value_: foreach=True was passed, but the foreach API is not available "
+            "for cpu tensors (as in PyTorch on the CPU); leave foreach=None"
+        )
+    params = [parameters] if isinstance(parameters, Tensor) else list(parameters)
+    clip_value = float(clip_value)
+    for p in params:
+        if p._grad is not None:
+            grad = p._grad._data
+            np.clip(grad, -clip_value, clip_value, out=grad)
+            versions.bump(grad)
+
+
+def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
+    """All the parameters flattened and joined into one 1-D tensor (a copy, in the graph:
+    gradients flow back to each parameter), as `torch.nn.utils.parameters_to_vector`."""
+    return cat([p.view(-1) for p in parameters])
+
+
+def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
+    """Give each parameter, in order, the next `p.numel()` values of `vec`, as
+    `torch.nn.utils.vector_to_parameters`: like PyTorch, `p.data` becomes a view of `vec`, so
+    the parameters share `vec`'s memory afterwards."""
+    if not isinstance(vec, Tensor):
+        raise TypeError(f"vector_to_parameters: expected a Tensor, but got: {type(vec).__name__}")
+    pointer = 0
+    for p in parameters:
+        n = p.numel()
+        if pointer + n > vec.numel():
+            raise ShapeError(
+                f"vector_to_parameters: vec has {vec.numel()} elements, fewer than the "
+                f"parameters need (at least {pointer + n}); make it with parameters_to_vector"
+            )
+        p.data = vec[pointer : pointer + n].view_as(p).data
+        pointer += n
