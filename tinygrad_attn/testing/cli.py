@@ -1,8 +1,9 @@
 """`python -m tinygrad_attn gradcheck [OP ...]`: every op of the op tables through gradcheck.
 
 Each registered op's hand-picked cases are checked in float64 (the forward against NumPy, then
-the gradients against central differences) and summed up in one table row per op. `main(argv)`
-gets the arguments after `gradcheck`; `tinygrad_attn/__main__.py` only dispatches here.
+the gradients against central differences, then the second derivatives: the gradient of the
+gradient, against central differences of the gradient) and summed up in one table row per op.
+`main(argv)` gets the arguments after `gradcheck`; `tinygrad_attn/__main__.py` only dispatches here.
 
 This module runs checks and prints; it must not change any op or the tables.
 """
@@ -17,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd.gradcheck import compare_jacobians
+from ..autograd.gradcheck import compare_jacobians, compare_second_order
 from . import op_tables
 
 
@@ -28,6 +29,7 @@ class _OpRow:
     failed: int = 0
     max_abs: float = 0.0
     max_rel: float = 0.0
+    max_rel_2: float = 0.0  # (the second derivatives')
     reports: list = field(default_factory=list)
 
 
@@ -45,16 +47,22 @@ def _check_sample(sample: Any, row: _OpRow) -> None:
             return
         if not sample.differentiable:
             return
-        result = compare_jacobians(sample.call, sample.inputs(), **sample.spec.gradcheck_options)
+        options = sample.spec.gradcheck_options
+        result = compare_jacobians(sample.call, sample.inputs(), **options)
+        second = compare_second_order(sample.call, sample.inputs(), **options)
     except Exception as err:  # a crash is a failure of this op, reported, not a CLI crash
         row.failed += 1
         row.reports.append(f"{sample.id}: {type(err).__name__}: {err}")
         return
     row.max_abs = max(row.max_abs, result.max_abs_error)
     row.max_rel = max(row.max_rel, result.max_rel_error)
+    row.max_rel_2 = max(row.max_rel_2, second.max_rel_error)
     if not result.passed:
         row.failed += 1
         row.reports.append(f"{sample.id}:\n{result.report}")
+    elif not second.passed:
+        row.failed += 1
+        row.reports.append(f"{sample.id} (second derivatives):\n{second.report}")
 
 
 def main(argv: list[str]) -> int:
@@ -64,7 +72,8 @@ def main(argv: list[str]) -> int:
     `argv` holds the arguments after `gradcheck`."""
     parser = argparse.ArgumentParser(
         prog="python -m tinygrad_attn gradcheck",
-        description="Check every op's gradient against central differences (float64).",
+        description="Check every op's first and second derivatives against central "
+        "differences (float64).",
     )
     parser.add_argument("ops", nargs="*", metavar="OP", help="op names or globs (default: all)")
     parser.add_argument("--seed", type=int, default=0, help="seed for the input values")
@@ -95,10 +104,12 @@ def main(argv: list[str]) -> int:
     seconds = time.perf_counter() - start
 
     width = max(len("op"), *(len(r.name) for r in rows))
-    print(f"{'op':<{width}}  {'cases':>5}  {'max abs err':>11}  {'max rel err':>11}  result")
+    head = f"{'op':<{width}}  {'cases':>5}  {'max abs err':>11}  {'max rel err':>11}"
+    print(f"{head}  {'2nd rel err':>11}  result")
     for r in rows:
         result = "ok" if not r.failed else f"FAIL ({r.failed})"
-        print(f"{r.name:<{width}}  {r.cases:>5}  {r.max_abs:>11.2e}  {r.max_rel:>11.2e}  {result}")
+        errors = f"{r.max_abs:>11.2e}  {r.max_rel:>11.2e}  {r.max_rel_2:>11.2e}"
+        print(f"{r.name:<{width}}  {r.cases:>5}  {errors}  {result}")
     failed = [r for r in rows if r.failed]
     cases = sum(r.cases for r in rows)
     if not failed:
