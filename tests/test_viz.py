@@ -916,3 +916,39 @@ def test_what_the_renderer_says_reaches_the_user(isolated, rng):
     x = Tensor(rng.standard_normal(3), requires_grad=True, name="x")
     with pytest.warns(RendererWarning, match="scaling down"):
         run_renderer(to_dot(x.sum()), "svg", str(fake))
+
+
+# ------------------------------------------------------------------ changes made in place
+def test_an_op_made_in_place_is_a_node_of_its_own_that_says_so(rng):
+    x = Tensor(rng.standard_normal(3), requires_grad=True, name="x")
+    y = x * 2  # (3,)
+    y.mul_(3.0)  # recorded: y is now made by a Mul marked mul_()
+    part = y[1:]  # a view of y
+    part.add_(1.0)  # written through the view: y is now made by CopySlices
+    dot = Dot(to_dot(y.sum()))
+    first = dot.node_of("mul_ (in place)")
+    assert _label_lines(dot.nodes[first])[1] == "a × 3"  # its formula, under the header
+    assert dot.node_of("x × 2") != first  # the Mul before it is not folded into it
+    write = dot.node_of("add_ (in place)")
+    assert "a with [1:] = b" in _label_lines(dot.nodes[write])
+    assert dot.labelled("a[1:] + 1")  # the slice is written as it was indexed
+    lines = [str(step) for step in y.sum().backward_steps()]
+    assert any(line.startswith("step 1: CopySlices (add_, in place) -> ") for line in lines)
+    assert any(" Mul (mul_, in place) -> " in line for line in lines)
+
+
+def test_a_graph_with_a_tensor_changed_in_place_traces_from_the_parents(rng):
+    x = Tensor(rng.standard_normal((2, 3)), requires_grad=True, name="x")
+    y = x.exp()
+    view = y[0]
+    view.mul_(2.0)  # y's node moves on; the view's old GetItem node is still in the graph
+    loss = (y * 1.5).sum() + view.sum()
+    traced = trace(loss)
+    assert [op.node.name for op in traced.ops].count("CopySlices") == 1
+    assert len(Dot(to_dot(loss, **PLUMBING)).nodes) >= len(traced.ops)
+
+
+def test_an_index_is_drawn_as_written(rng):
+    logits = Tensor(rng.standard_normal((2, 8, 4)), requires_grad=True, name="logits")
+    assert Dot(to_dot(logits[:, 6:].sum())).labelled("sum(logits[:, 6:])")
+    assert Dot(to_dot(logits[..., ::2].sum())).labelled("sum(logits[..., ::2])")

@@ -27,7 +27,7 @@ import numpy as np
 
 from . import tensor as _tensor  # (tensor.py imports this module first; read at call time)
 from .function import Function
-from .state import observers
+from .state import explain_step, observers
 
 
 def backward_steps(root: Any, gradient: Any = None, retain_graph: bool = False) -> Iterator:
@@ -113,9 +113,8 @@ class BackwardStep(tuple):
     __str__ = __repr__
 
     def explain(self) -> str:
-        """Several lines: the op's formula, and the arrays that went in and came out."""
-        from .debug import explain_step  # debug reads the graph; imported only when asked
-
+        """Several lines: the op's formula, and the arrays that went in and came out (written
+        by debug.py, which installs itself in state.py: the engine imports no debugging tool)."""
         return explain_step(self)
 
     def __eq__(self, other: object) -> bool:  # steps hold arrays: equal only to themselves

@@ -30,7 +30,7 @@ from typing import Any
 import graphviz
 import numpy as np
 
-from ..format import NEGATIVE, POSITIVE, ZERO, describe, shape_text
+from ..format import NEGATIVE, POSITIVE, ZERO, describe, in_place, shape_text
 from ..state import get_default_dtype
 from .heatmap import FONT, as_grid, heatmap, value_range
 from .picture import Picture, Resolved, phrase, resolve_collapse
@@ -256,7 +256,13 @@ class _Drawer:
         out = picture.output_of(node)
         inside = picture.owner.get(out.id) == node  # the result is drawn in this node
         header = ops[-1].node.name if options.all_ops else phrase(picture, node)
+        method = in_place(ops[-1].node)
+        if method:  # the tensor was changed in place: say so first, then the formula
+            formula = header
+            header = f"{method} (in place)"
         rows = [_row(header, None if not inside else _HEADER, None, bold=inside)]
+        if method:
+            rows.append(_row(formula, _SMALL, _GREY))
         if options.show_params:
             params = " ".join(p for p in (_op_params(op) for op in ops) if p)
             if params:

@@ -10,7 +10,8 @@ constant and every intermediate tensor):
 2. **Steps, not plumbing**: an op whose result has no name and is read by exactly one op of
    the same module is drawn inside that op's node (the weight Transpose inside `x Wᵀ`, the raw
    `Q Kᵀ` inside the scaled scores, the squared error's steps inside the loss). The node is
-   labelled with the formula of its ops (`mean((attention[5] − target)²)`), see `phrase`.
+   labelled with the formula of its ops (`mean((output[5] − target)²)`), see `phrase`. A
+   change made in place (`y.mul_(2)`) is always a node of its own, headed `mul_ (in place)`.
 3. **Results inside their ops**: an op's output tensor is drawn in the op's node (its name,
    shape and values), and a one-element constant is written into its op's formula.
 
@@ -136,13 +137,15 @@ class Picture:
 
     def _only_reader(self, op: OpRecord) -> OpRecord | None:
         out = op.output
-        if out.is_root or out.name:
+        if out.is_root or out.name or op.node.inplace:  # a change in place: a node of its own
             return None
         readers = {id(r): r for r in self.readers.get(out.id, [])}
         if len(readers) != 1:
             return None
         (reader,) = readers.values()
         if reader.scope != op.scope or self.owner.get(reader.id, "").startswith("m"):
+            return None
+        if reader.node.inplace:
             return None
         return reader
 
@@ -298,13 +301,36 @@ def _wrap(text: str) -> str:
     return f"({text})" if any(f" {sign} " in text for sign in "+−/×") else text
 
 
+def _slice_text(part: slice) -> str:
+    """`6:`, `:3`, `::2`, `1:5`, `:` - a slice as it was written."""
+    text = ("" if part.start is None else str(part.start)) + ":"
+    text += "" if part.stop is None else str(part.stop)
+    return text + ("" if part.step is None else f":{part.step}")
+
+
 def _index_text(index) -> str:
-    if isinstance(index, (int, np.integer)):
-        return str(int(index))
-    if isinstance(index, tuple) and all(isinstance(i, (int, np.integer, slice)) for i in index):
-        parts = [str(int(i)) if not isinstance(i, slice) else ":" for i in index]
-        return ", ".join(parts)
-    return "…"
+    """An index as it was written (`5`, `:, 6:`, `..., None`); an array index as `[…]`."""
+    parts = index if isinstance(index, tuple) else (index,)
+    shown = []
+    for part in parts:
+        if isinstance(part, (int, np.integer)):
+            shown.append(str(int(part)))
+        elif isinstance(part, slice):
+            shown.append(_slice_text(part))
+        elif part is Ellipsis:
+            shown.append("...")
+        elif part is None:
+            shown.append("None")
+        else:  # an array of indices or a mask
+            shown.append("…")
+    return ", ".join(shown)
+
+
+def _view_text(chain: tuple) -> str:
+    """The view a write went through: `[1:]` for a slice, `view` for anything else."""
+    if len(chain) == 1 and chain[0][0].__name__ == "GetItem":
+        return f"[{_index_text(chain[0][1].get('index'))}]"
+    return "a view"
 
 
 def _op_phrase(op: OpRecord, args: list[str], same: bool) -> str:
@@ -349,6 +375,12 @@ def _op_phrase(op: OpRecord, args: list[str], same: bool) -> str:
         return f"|{a}|"
     if name == "GetItem":
         return f"{_wrap(a)}[{_index_text(getattr(node, 'index', None))}]"
+    if name == "IndexPut" and len(args) == 2:
+        return f"{_wrap(a)} with [{_index_text(getattr(node, 'index', None))}] = {b}"
+    if name == "CopySlices" and len(args) == 2:
+        return f"{_wrap(a)} with {_view_text(getattr(node, 'chain', ()))} = {b}"
+    if name == "Copy" and len(args) == 2:
+        return f"{b} copied into {a}"
     short = {
         "Sigmoid": "σ",
         "ScaledDotProductAttention": "attention",
