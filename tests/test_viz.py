@@ -952,3 +952,85 @@ def test_an_index_is_drawn_as_written(rng):
     logits = Tensor(rng.standard_normal((2, 8, 4)), requires_grad=True, name="logits")
     assert Dot(to_dot(logits[:, 6:].sum())).labelled("sum(logits[:, 6:])")
     assert Dot(to_dot(logits[..., ::2].sum())).labelled("sum(logits[..., ::2])")
+
+
+# ------------------------------------------------------------------ issue 25: axis labels
+def _labelled_linear(rng):
+    """X (3 words, 4 features) through a Linear to 2 named outputs."""
+    x = Tensor(rng.standard_normal((3, 4)), name="X")
+    w = Tensor(rng.standard_normal((2, 4)), requires_grad=True, name="layer.weight")
+    out = x @ w.T  # (3, 2)
+    out.name = "out"
+    loss = (out * out).sum()
+    labels = {"X": (("a", "b", "c"), ("f1", "f2", "f3", "f4")), "out": (None, ("y1", "y2"))}
+    return loss, labels
+
+
+def test_a_linear_weights_rows_are_its_outputs_and_its_columns_its_inputs(rng):
+    from tinygrad_attn.viz.axes import AxisLabels
+
+    loss, labels = _labelled_linear(rng)
+    traced = trace(loss)
+    axes = AxisLabels(traced, labels, "test")
+    weight = next(r for r in traced.tensors if r.name == "layer.weight")
+    assert axes.of(weight.id) == (("y1", "y2"), ("f1", "f2", "f3", "f4"))
+    out = next(r for r in traced.tensors if r.name == "out")
+    assert axes.of(out.id) == (("a", "b", "c"), ("y1", "y2"))
+    # in the DOT: the weight's heat map has the outputs on its rows, the inputs on its columns
+    loss.backward()
+    dot = Dot(to_dot(loss, show_values=True, show_grads=True, axis_labels=labels))
+    lines = _label_lines(dot.nodes[dot.node_of("layer.weight")])  # (a table row a line)
+    header = lines.index("(2, 4) float64")
+    assert lines[header + 1 : header + 4] == ["f1f2f3f4", "y1", "y2"]  # inputs across, outputs down
+    grad = lines.index("grad")  # the gradient is labelled like its tensor
+    assert lines[grad + 1 : grad + 4] == ["f1f2f3f4", "y1", "y2"]
+
+
+def test_the_article_head_labels_each_axis_by_what_it_is():
+    from tinygrad_attn.examples import FEATURES, QK_DIMS, SENTENCE, training_step_picture
+
+    loss, options = training_step_picture()
+    dot = Dot(to_dot(loss, **options))
+    short = "rfcpb"  # the features, by their first letters (a table row is one line) ...
+    assert "columns: " + ", ".join(FEATURES) in html.unescape(dot.graph["label"])  # ... spelled out
+    x = _label_lines(dot.nodes[dot.node_of("X")])
+    assert x[2:5] == [short, *SENTENCE[:2]]  # X: features across, words down
+    for name in ("query", "key"):
+        weight = _label_lines(dot.nodes[dot.node_of(f"{name}.weight")])
+        assert weight[2:5] == [short, *QK_DIMS[:2]]  # inputs across, outputs down
+    value = _label_lines(dot.nodes[dot.node_of("value.weight")])
+    assert value[2:5] == [short, *FEATURES[:2]]  # V's outputs: the target's features
+
+
+def test_axis_labels_are_checked_against_the_graph(rng):
+    loss, labels = _labelled_linear(rng)
+    with pytest.raises(TypeError, match="per tensor, by its name"):
+        to_dot(loss, axis_labels={3: ("a", "b", "c")})
+    unknown = "names 'Y', but no tensor of this graph is called that.*X, layer.weight, out"
+    with pytest.raises(ValueError, match=unknown):
+        to_dot(loss, axis_labels={"Y": (None,)})
+    with pytest.raises(ValueError, match=r"has 1 entries, but X has shape \(3, 4\)"):
+        to_dot(loss, axis_labels={"X": (("a", "b", "c"),)})
+    with pytest.raises(ValueError, match="gives 2 labels for axis 0 of X"):
+        to_dot(loss, axis_labels={"X": (("a", "b"), None)})
+
+
+def test_labels_follow_transposes_products_slices_and_reductions(rng):
+    from tinygrad_attn.viz.axes import AxisLabels
+
+    q = Tensor(rng.standard_normal((3, 2)), requires_grad=True, name="q")
+    k = Tensor(rng.standard_normal((4, 2)), requires_grad=True, name="k")
+    scores = q @ k.T  # (3, 4): q's rows against k's rows
+    scores.name = "scores"
+    tail = scores[:, 1:]  # (3, 3)
+    tail.name = "tail"
+    total = tail.sum(axis=0)  # (3,)
+    total.name = "total"
+    words = {"q": (("a", "b", "c"), None), "k": (("w", "x", "y", "z"), ("d1", "d2"))}
+    traced = trace(total.sum())
+    axes = AxisLabels(traced, words, "test")
+    named = {r.name: axes.of(r.id) for r in traced.tensors if r.name}
+    assert named["scores"] == (("a", "b", "c"), ("w", "x", "y", "z"))
+    assert named["q"] == (("a", "b", "c"), ("d1", "d2"))  # the axis the product sums over
+    assert named["tail"] == (("a", "b", "c"), ("x", "y", "z"))  # sliced with its labels
+    assert named["total"] == (("x", "y", "z"),)

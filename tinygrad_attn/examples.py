@@ -198,6 +198,12 @@ def show_head_attention(head: nn.SelfAttention, label: str, log: Log = print) ->
 
 
 SENTENCE = tuple(tokenize(SENTENCES[0]))  # ("the", "earth", "is", "like", "an", "orange")
+# What the axes of the head's tensors are: X has a row per word and a column per feature, and
+# the target (the sense "orange" should take) is a feature vector. The pictures label every
+# other axis from these (a weight's columns are X's features, value.weight's rows the target's).
+# Queries and keys are compared in a space of their own, learned: its axes are numbered.
+QK_DIMS = tuple(f"d{i + 1}" for i in range(len(FEATURES)))
+HEAD_AXES = {"X": (SENTENCE, FEATURES), "Q": (None, QK_DIMS), "target": (FEATURES,)}
 
 
 # ====================================================================== the pictures
@@ -215,7 +221,7 @@ def training_step_picture(head: nn.SelfAttention | None = None, seed: int = 0):
     options = {
         "show_values": True,
         "show_grads": True,
-        "axis_labels": {len(SENTENCE): SENTENCE, len(FEATURES): FEATURES},
+        "axis_labels": HEAD_AXES,
         "model": head,
         "title": f'one training step of the article\'s head on "{SENTENCES[0]}"',
     }
@@ -245,6 +251,7 @@ def transformer_block_loss(seed: int = 0) -> tuple[Tensor, nn.Module]:
     tokens = np.array([[vocab[word] for word in SENTENCE]])  # (1, T)
     model = TinyLanguageModel(len(vocab), embed_dim=8, num_heads=2)
     logits = model(tokens[:, :-1])  # (1, T-1, V): predict each next word
+    logits.name = "logits"
     loss = F.cross_entropy(logits, tokens[:, 1:])
     loss.name = "loss"
     return loss, model
@@ -303,10 +310,7 @@ def replay_example(out_dir: str | Path, model: str = "head") -> Path:
         head = nn.SelfAttention(len(FEATURES))
         loss = sense_loss(head, SENTENCES[0])
         title = f'one backward pass of a self-attention head: "{SENTENCES[0]}"'
-        options = {
-            "axis_labels": {len(SENTENCE): SENTENCE, len(FEATURES): FEATURES},
-            "model": head,
-        }
+        options = {"axis_labels": HEAD_AXES, "model": head}
     elif model == "transformer":
         loss, block_model = transformer_block_loss()
         title = "one backward pass of a small model around a transformer block"
@@ -315,7 +319,8 @@ def replay_example(out_dir: str | Path, model: str = "head") -> Path:
         options = {
             "model": block_model,
             "collapse_depth": 2,
-            "axis_labels": {len(words): words, len(vocab): vocab},
+            # the logits: a row per word read, a column per word of the vocabulary
+            "axis_labels": {"logits": (None, words, vocab), "embed.weight": (vocab, None)},
         }
     else:
         raise ValueError(f"replay: --model {model!r}; use 'head' or 'transformer'")

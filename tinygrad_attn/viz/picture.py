@@ -86,6 +86,7 @@ class Picture:
         # traced edge index -> id of the drawn green/blue or red edge (None: not drawn)
         self.forward_edge_ids: list[str | None] = [None] * len(traced.edges)
         self.backward_edge_ids: list[str | None] = [None] * len(traced.edges)
+        self.legend: str | None = None  # the legend's label, once dot.py has drawn it
         self._assign_owners()
 
     # ------------------------------------------------------------------ collapse
@@ -381,9 +382,15 @@ def _op_phrase(op: OpRecord, args: list[str], same: bool) -> str:
         return f"{_wrap(a)} with {_view_text(getattr(node, 'chain', ()))} = {b}"
     if name == "Copy" and len(args) == 2:
         return f"{b} copied into {a}"
+    if name == "ScaledDotProductAttention":  # the op's own formula: the article's head
+        scale = getattr(node, "scale", None)
+        divided = (
+            f" / {constant_text(scale)[2:]}" if scale and constant_text(scale)[:2] == "1/" else ""
+        )
+        mask = " + mask" if len(args) > 3 else ""
+        return f"softmax(Q Kᵀ{divided}{mask}) V"
     short = {
         "Sigmoid": "σ",
-        "ScaledDotProductAttention": "attention",
         "LayerNorm": "layer_norm",
         "CrossEntropy": "cross_entropy",
         "LogSoftmax": "log_softmax",
@@ -392,12 +399,45 @@ def _op_phrase(op: OpRecord, args: list[str], same: bool) -> str:
     return f"{short.get(name, name.lower())}({', '.join(args)})"
 
 
+def is_plumbing(op: OpRecord) -> bool:
+    """An op that only rearranges (a reshape, a transpose of other axes than the last two): in
+    a node with a real step, it is counted, not written into the formula."""
+    name = op.node.name
+    if name == "Reshape":
+        return True
+    if name == "Transpose":
+        axes = tuple(getattr(op.node, "axes", None) or ())
+        n = len(axes)
+        return not (n >= 2 and axes[-2:] == (n - 1, n - 2) and axes[:-2] == tuple(range(n - 2)))
+    return False
+
+
+def plumbing_count(picture: Picture, node: str) -> int:
+    """How many ops of a node only rearrange its data around the node's real steps (0 when
+    the node is nothing but such ops)."""
+    ops = picture.groups[node]
+    plumbing = sum(is_plumbing(op) for op in ops)
+    return plumbing if plumbing < len(ops) else 0
+
+
+def _module_output(path: str) -> str:
+    """What a collapsed module made, in a formula: `out_proj`, or the whole path when its last
+    part is a number (`blocks.1`, not `1`)."""
+    last = path.rpartition(".")[2]
+    if not last.isdigit():
+        return last
+    return path if "." in path else f"module {path}"
+
+
 def phrase(picture: Picture, node: str) -> str:
     """The formula an op node computes, from the names of what it reads: `X Wᵀ`,
-    `Q Kᵀ / √5`, `softmax(scores)`, `mean((attention[5] − target)²)`. Falls back to the ops'
-    names (`Mul → Add → Tanh`) when the formula would be long."""
+    `Q Kᵀ / √5`, `softmax(scores)`, `mean((output[5] − target)²)`, the fused attention as
+    `softmax(Q Kᵀ / √16) V`. Reshapes and transposes around a real step are left out of the
+    formula (`plumbing_count` says how many there are). Falls back to the ops' names
+    (`Mul → Add → Tanh`) when the formula would be long."""
     ops = picture.groups[node]
-    if len(ops) > 12:
+    skip = plumbing_count(picture, node) > 0
+    if len(ops) - (plumbing_count(picture, node) if skip else 0) > 12:
         return _names(ops)
     inside = {op.output.id: op for op in ops}
     tensors = picture.tensors
@@ -410,14 +450,17 @@ def phrase(picture: Picture, node: str) -> str:
             return _name(record)
         box = picture.owner.get(source, "")
         if box in picture.boxes:
-            return picture.boxes[box].path.rpartition(".")[2]  # what a collapsed module made
+            return _module_output(picture.boxes[box].path)  # what a collapsed module made
         return letters.setdefault(source, "abcdefgh"[len(letters) % 8])
 
     for op in ops:
         sources = picture.inputs_of.get(op.id, [])
         args = [texts[s] if s in inside else outside(s) for s in sources]
         same = len(sources) == 2 and sources[0] == sources[1]
-        texts[op.output.id] = _op_phrase(op, args, same)
+        if skip and is_plumbing(op):
+            texts[op.output.id] = args[0]  # rearranged, the same values
+        else:
+            texts[op.output.id] = _op_phrase(op, args, same)
     result = texts[ops[-1].output.id]
     return result if len(result) <= _LONGEST_PHRASE else _names(ops)
 
