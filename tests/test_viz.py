@@ -1034,3 +1034,22 @@ def test_labels_follow_transposes_products_slices_and_reductions(rng):
     assert named["q"] == (("a", "b", "c"), ("d1", "d2"))  # the axis the product sums over
     assert named["tail"] == (("a", "b", "c"), ("x", "y", "z"))  # sliced with its labels
     assert named["total"] == (("x", "y", "z"),)
+
+
+def test_an_expanded_transformer_block_shows_its_attention_core():
+    loss, model = _stack()
+    for expand in ("0.attn", "0"):
+        dot = Dot(to_dot(loss, expand=expand, model=model))
+        (core,) = [n for n in dot.nodes.values() if _label_lines(n)[0].startswith("softmax(")]
+        lines = _label_lines(core)
+        assert lines[0] == "softmax(Q Kᵀ / √16) V"  # the fused op's formula, as its title
+        assert lines[1] == "+ 8 reshapes and transposes"  # the heads split and merged around it
+        assert "0.attn · MultiHeadAttention" in core["_clusters"]
+    default = Dot(to_dot(loss, model=model))  # collapsed: the block is a box of its own
+    assert not [n for n in default.nodes.values() if "softmax" in _label_lines(n)[0]]
+
+
+def test_a_collapsed_modules_output_is_named_by_its_path():
+    loss, model = _stack()
+    dot = Dot(to_dot(loss, collapse_depth=1, model=model))
+    assert dot.labelled("sum(module 1)")  # nn.Sequential's child "1", not a bare "1"

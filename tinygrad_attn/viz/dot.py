@@ -95,7 +95,9 @@ class DrawOptions:
     - `clusters`: group ops by the module that made them (nested boxes named by module path).
     - `collapse`: a module path or a list of them ("attn", "blocks.0"): everything made inside
       is drawn as one box. `collapse_depth`: collapse every module at that depth of the path
-      or deeper ("blocks.0" is depth 2). `expand`: modules kept open whatever else says.
+      or deeper ("blocks.0" is depth 2). `expand`: modules kept open whatever else says;
+      inside an expanded module, the module that attends (its softmax, or the fused attention
+      `softmax(Q Kᵀ / √d) V`) is open too, unless `collapse` names it.
       With neither `collapse` nor `collapse_depth`, a picture of more than `max_nodes` nodes
       (default 40; None: never) collapses the deepest modules that make it fit. Unknown
       module names are an error that lists the known ones.

@@ -50,6 +50,11 @@ class Resolved:
     auto: bool = False  # chosen by the max_nodes rule, not by the user
 
 
+def _attends(node) -> bool:
+    """An op that computes attention weights: a softmax, or the fused attention."""
+    return node.name in ("Softmax", "ScaledDotProductAttention")
+
+
 def check_module_names(traced: TracedGraph, names: tuple[str, ...], option: str, caller: str):
     """A ValueError naming the known module paths if a name in `names` is not one of them."""
     known = traced.scopes
@@ -87,6 +92,8 @@ class Picture:
         self.forward_edge_ids: list[str | None] = [None] * len(traced.edges)
         self.backward_edge_ids: list[str | None] = [None] * len(traced.edges)
         self.legend: str | None = None  # the legend's label, once dot.py has drawn it
+        # modules whose own ops attend (a softmax, the fused attention): see collapsed_path
+        self.attending = {op.scope for op in traced.ops if op.scope and _attends(op.node)}
         self._assign_owners()
 
     # ------------------------------------------------------------------ collapse
@@ -98,6 +105,12 @@ class Picture:
         for path in scope_prefixes(scope):
             if any(e == path or e.startswith(path + ".") for e in rule.expand):
                 continue  # an expanded module, or one around it: open
+            if (
+                rule.auto
+                and path in self.attending
+                and any(path.startswith(e + ".") for e in rule.expand)
+            ):
+                continue  # inside an expanded module, the attention itself stays in sight
             if path in rule.collapse:
                 return path
             if rule.collapse_depth is not None and path.count(".") + 1 >= rule.collapse_depth:
