@@ -266,7 +266,7 @@ def test_drawn_ids_give_x_times_x_two_edges():
 
 def test_command_line_writes_the_page(tmp_path, capsys):
     assert cli(["replay", "--out", str(tmp_path)]) == 0
-    path = tmp_path / "backward.html"
+    path = tmp_path / "backward_head.html"  # one file name per model
     assert str(path) in capsys.readouterr().out
     data = page_data(path)
     assert data["steps"][0]["op"] == "Mean" and len(data["steps"]) > 10
@@ -475,7 +475,7 @@ def test_forward_values_and_token_labels_reach_the_page(tmp_path):
 
 def test_command_line_replays_a_transformer(tmp_path, capsys):
     assert cli(["replay", "--out", str(tmp_path), "--model", "transformer"]) == 0
-    data = page_data(tmp_path / "backward.html")
+    data = page_data(tmp_path / "backward_transformer.html")  # the head's page stays
     assert any(s["node"].startswith("m") for s in data["steps"])  # collapsed module boxes
     assert len(data["steps"]) > 20  # (fused Linear/LayerNorm/GELU/CrossEntropy: 23 steps)
 
