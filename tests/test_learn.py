@@ -317,9 +317,12 @@ def test_css_is_scoped_to_the_page_root():
 def test_notebook_display_is_an_iframe_of_the_same_page(head_page):
     _, page = head_page
     shown = page._repr_html_()
-    match = re.fullmatch(r'<iframe [^<>]*srcdoc="([^"]*)"[^<>]*></iframe>', shown, re.S)
+    match = re.fullmatch(
+        r'<iframe [^<>]*srcdoc="([^"]*)"[^<>]*></iframe><script>[^<]*</script>', shown, re.S
+    )
     assert match, shown[:200]
     assert html.unescape(match.group(1)) == page.html
+    assert "box-sizing:border-box;width:100%" in shown  # its border inside the cell's width
 
 
 def test_a_name_with_markup_cannot_break_the_page():
@@ -529,10 +532,10 @@ def test_keys_step_play_and_leave_text_fields_alone(browser, head_page):
     assert browser.execute_script("return window.taLearn.playing")
     page.press("SPACE")
     assert not browser.execute_script("return window.taLearn.playing")
-    page.find("#tl-rescale").click()  # a checkbox is not a text field: arrows still step
+    page.find("#tl-whole-run").click()  # a checkbox is not a text field: arrows still step
     before = page.index()  # (playing for a moment above may have moved a frame or two)
-    page.press("ARROW_RIGHT", target="#tl-rescale")
-    assert page.index() == before + 1 and page.find("#tl-rescale").is_selected()
+    page.press("ARROW_RIGHT", target="#tl-whole-run")
+    assert page.index() == before + 1 and page.find("#tl-whole-run").is_selected()
     page.find("#tl-play").click()
     deadline = time.monotonic() + 5
     while page.index() <= 5 and time.monotonic() < deadline:
@@ -586,10 +589,10 @@ def test_colours_are_the_graph_pictures(browser, head_page):
     for value, colour in cells:
         want = _rgb(fmt.weight_colour(value))
         assert max(abs(a - b) for a, b in zip(_rgb(colour), want)) <= 2, (value, colour, want)
-    param = data["params"][0]  # query.weight, 5 x 5, one scale for the whole run
+    param = data["params"][0]  # query.weight, 5 x 5, on its own scale (as the graph's maps)
     codes = np.frombuffer(bytes.fromhex(param["weight"]["codes"]), np.int8).reshape(-1, 25)
     values = codes[last] * param["weight"]["scale"][last] / 127
-    whole = max(s for s in param["weight"]["scale"] if s is not None)
+    whole = param["weight"]["scale"][last]
     pixels = browser.execute_script(
         "const c = document.querySelector('[data-param=\"query.weight\"] canvas');"
         "return [...c.getContext('2d').getImageData(0, 0, 5, 5).data];"
@@ -598,4 +601,37 @@ def test_colours_are_the_graph_pictures(browser, head_page):
         want = _rgb(fmt.value_colour(value, whole))
         got = pixels[4 * k : 4 * k + 3]
         assert max(abs(a - b) for a, b in zip(got, want)) <= 2, (k, value, got, want)
+    assert page.errors() == []
+
+
+def test_in_a_notebook_the_frames_fit_the_cell_and_the_page(browser, head_page, tmp_path):
+    """Issue 25: no sideways scrollbar under the learning or the replay frame, and the learning
+    page does not scroll inside its frame: the frame takes the page's height."""
+    from tinygrad_attn.examples import replay_example
+
+    _, learning = head_page
+    replay = replay_example(tmp_path)
+    host = tmp_path / "notebook.html"
+    host.write_text(
+        "<!DOCTYPE html><html><body style='margin:8px'><div id='cell' style='width:900px'>"
+        f"{learning._repr_html_()}<br>{replay._repr_html_()}</div></body></html>",
+        encoding="utf-8",
+    )
+    page = Page(browser, host)
+    deadline = time.monotonic() + 5
+    frame = page.find("iframe.ta-learn-frame")
+    while time.monotonic() < deadline:  # until the page has told the notebook its height
+        browser.switch_to.frame(frame)
+        inner = browser.execute_script("return document.documentElement.scrollHeight")
+        browser.switch_to.default_content()
+        if abs(frame.size["height"] - inner) <= 4:
+            break
+        time.sleep(0.1)
+    assert abs(frame.size["height"] - inner) <= 4, (frame.size["height"], inner)
+    widths = browser.execute_script(
+        "const cell = document.getElementById('cell');"
+        "return [cell.clientWidth, cell.scrollWidth,"
+        " [...document.querySelectorAll('iframe')].map(f => f.getBoundingClientRect().width)]"
+    )
+    assert widths[1] <= widths[0] and all(w <= widths[0] for w in widths[2]), widths
     assert page.errors() == []

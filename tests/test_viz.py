@@ -171,7 +171,7 @@ def attention_head(rng, dtype=np.float64):
     attn = scores.softmax(axis=-1)  # (T, T)
     attn.name = "weights"
     out = attn @ projected["value"]  # (T, D)
-    out.name = "attention"
+    out.name = "output"
     loss = (out * out).mean()
     loss.name = "loss"
     return x, weights, loss
@@ -714,7 +714,7 @@ def test_the_article_picture_has_x_left_and_q_k_v_in_one_column(article_svg):
     assert (max(centres) - min(centres)) / picture.width <= 0.10
     assert all(layer.left > x.right for layer in layers)  # beside X, to its right
     # then the scores, the weights, their mix with V and the loss, left to right
-    steps = ["→ scores (6, 6)", "→ weights (6, 6)", "→ attention (6, 5)", "→ loss ()"]
+    steps = ["→ scores (6, 6)", "→ weights (6, 6)", "→ output (6, 5)", "→ loss ()"]
     lefts = [picture.node_with(step).left for step in steps]
     assert min(centres) < lefts[0] and lefts == sorted(lefts)
 
