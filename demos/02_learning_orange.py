@@ -36,17 +36,17 @@ from tinygrad_attn.examples.orange import (  # noqa: E402
 
 
 def accuracy(logits: ta.Tensor, labels: np.ndarray) -> float:
-    return float((logits.data.argmax(axis=-1) == labels).mean())
+    return float((logits.numpy().argmax(axis=-1) == labels).mean())
 
 
 def where_orange_looks(model: OrangeSenseModel, ids, position, label, i: int) -> str:
     """One sentence, the predicted sense, and where "orange" looked (its attention row)."""
     with ta.no_grad():
         logits = model(ids[i : i + 1], position[i : i + 1])  # (1, 2)
-    row = model.attn.attn_weights.data[0, position[i]]  # (T,)
+    row = model.attn.attn_weights.numpy()[0, position[i]]  # (T,)
     words = [VOCAB[t] for t in ids[i]]
     looked = "  ".join(f"{w} {a:.2f}" for w, a in zip(words, row))
-    guess = SENSE_NAMES[int(logits.data.argmax())]
+    guess = SENSE_NAMES[int(logits.numpy().argmax())]
     return f'"{" ".join(words)}" -> {guess} (true: {SENSE_NAMES[label[i]]})\n    {looked}'
 
 

@@ -39,7 +39,7 @@ def generate(model: TinyTransformer, first: np.ndarray) -> np.ndarray:
     with ta.no_grad():
         for _ in range(first.shape[1]):
             logits = model(seq)  # (N, T, V)
-            next_token = logits.data[:, -1].argmax(axis=-1)  # (N,)
+            next_token = logits.numpy()[:, -1].argmax(axis=-1)  # (N,)
             seq = np.concatenate([seq, next_token[:, None]], axis=1)
     return seq[:, first.shape[1] + 1 :]  # (N, n)
 

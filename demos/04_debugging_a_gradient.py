@@ -123,7 +123,7 @@ def cosine_loss(x: Tensor, w_query: Tensor, w_key: Tensor, op: type) -> Tensor:
 
 def find_the_planted_bugs() -> None:
     x, (w_query, w_key, _) = sentence_and_head()
-    padded = Tensor(np.vstack([x.data, np.zeros((1, WIDTH))]), name="x_padded")  # (T+1, D)
+    padded = Tensor(np.vstack([x.numpy(), np.zeros((1, WIDTH))]), name="x_padded")  # (T+1, D)
 
     heading("3. a NaN loss, and anomaly mode pointing at its source")
     with np.errstate(invalid="ignore"):  # NumPy would also warn; keep the output readable

@@ -614,3 +614,24 @@ def test_an_attention_weight_has_the_graphs_colour_in_the_replay(browser, tmp_pa
     r, g, b = (int(v) for v in re.findall(r"\d+", shown))
     assert r > 230 and g > 200 and b > 180  # 0.17 of the way to orange: pale, as in the graph
     assert page.errors() == []
+
+
+def test_the_legend_and_the_formula_stay_in_view_while_stepping(browser, tmp_path):
+    """Issue 25: stepping through a transformer's replay scrolled its legend off to the left
+    and the panel down past the step's formula; both stay in view now."""
+    path = replay_backward(block_loss(), tmp_path / "block.html")
+    page = Page(browser, path)
+    total = page.counter()[1]
+    for k in range(1, total + 1, 3):
+        page.driver.execute_script(f"window.replay.go({k})")
+        legend, formula, panel = browser.execute_script(
+            "const box = (e) => { const r = e.getBoundingClientRect();"
+            " return [r.left, r.top, r.right, r.bottom]; };"
+            "return [box(document.querySelector('#rp-legend svg')),"
+            " box(document.getElementById('rp-formula')),"
+            " box(document.getElementById('rp-panel'))];"
+        )
+        width, height = browser.execute_script("return [innerWidth, innerHeight]")
+        assert legend[0] >= 0 and legend[1] >= 0 and legend[2] <= width, (k, legend)
+        assert panel[1] <= formula[1] and formula[3] <= panel[3], (k, formula, panel)
+    assert page.errors() == []

@@ -377,7 +377,7 @@ def test_results_are_drawn_inside_their_ops_by_default(rng):
     assert folded.gradient_targets() >= {folded.node_of("query.weight")}
     # no Transpose is drawn, and the square of the loss is one op with one edge each way
     assert not [n for n in folded.nodes.values() if "Transpose" in _label_lines(n)[0]]
-    assert _label_lines(folded.nodes[folded.node_of("→ loss () float64")])[0] == "mean(attention²)"
+    assert _label_lines(folded.nodes[folded.node_of("→ loss () float64")])[0] == "mean(output²)"
     both = Dot(to_dot(loss, intermediates=True))
     assert both.labelled("scores") and both.labelled("Q Kᵀ / √4")
 
