@@ -4,8 +4,8 @@
    bright), scores = X X^T, softmax per row, each word's vector mixed with what it attends to.
    The two "orange"s start identical and come out different.
 2. The same with Query, Key and Value matrices (`nn.SelfAttention`), trained with Adam so that
-   "orange" comes out as the fruit in the first sentence and the colour in the second: the
-   head learns to look at "earth", and at "bright" and "color".
+   "orange" comes out as the fruit in the first sentence, the colour in the second, and as
+   neither on its own: the head learns to look at "earth", and at "bright" and "color".
 
     python demos/01_article_walkthrough.py
 
@@ -13,16 +13,14 @@
 checks the head's gradients. The sentences and embeddings live in `tinygrad_attn.examples`.)
 """
 
-import tinygrad_attn as ta
-from tinygrad_attn import examples, nn
+from tinygrad_attn import examples
 
 print("Attention without learned matrices")
 examples.show_plain_attention()
 
-print("With Query, Key and Value (nn.SelfAttention)")
-ta.manual_seed(0)
-head = nn.SelfAttention(len(examples.FEATURES))
+print("With Query, Key and Value (nn.SelfAttention; value.weight starts at zero)")
+head = examples.new_head(seed=0)
 examples.show_head_attention(head, "untrained")
 losses = examples.train_article_head(head)
-print(f"Adam, {len(losses)} steps: loss {losses[0]:.4f} -> {losses[-1]:.4f}\n")
+print(f"Adam, {len(losses)} steps: loss {losses[0]:.4f} -> {losses[-1]:.2g}\n")
 examples.show_head_attention(head, "trained")

@@ -5,7 +5,8 @@ Generated sentences of six words: "orange" somewhere, one or two words of its se
 model is Embedding -> one self-attention head -> Linear, and the classifier reads only the
 head's output at the "orange" position: since "orange" has a single embedding, the only way to
 get the sense right is to attend to the right word. Trained with Adam (full batch); held-out
-sentences use another seed. The model, the data and the loop are all in this file.
+sentences use another seed. The loop is in this file; the data and the model are in
+tinygrad_attn/examples/orange.py, which `python -m tinygrad_attn learn` records too.
 
     python demos/02_learning_orange.py [--steps 120] [--embed-dim 8] [--seed 0]
 """
@@ -22,59 +23,16 @@ import numpy as np  # noqa: E402
 
 import tinygrad_attn as ta  # noqa: E402
 from tinygrad_attn import functional as F  # noqa: E402
-from tinygrad_attn import nn, optim  # noqa: E402
+from tinygrad_attn import optim  # noqa: E402
 
-# ----------------------------------------------------------------------------- the data
-FRUIT_WORDS = (
-    "eat", "ate", "peel", "juicy", "sweet", "ripe", "tree", "juice", "slice", "squeeze", "seeds",
-    "fresh",
-)  # fmt: skip
-COLOUR_WORDS = (
-    "paint", "painted", "bright", "shade", "wall", "dress", "shirt", "sunset", "wear", "color",
-    "dye", "hue",
-)  # fmt: skip
-FILLER_WORDS = (
-    "the", "a", "is", "was", "an", "i", "she", "he", "my", "this", "very", "and", "we", "so",
-    "it", "that",
-)  # fmt: skip
-VOCAB = ("orange", *FRUIT_WORDS, *COLOUR_WORDS, *FILLER_WORDS)
-SENSE_NAMES = ("fruit", "colour")
-
-
-def make_data(count: int, length: int = 6, seed: int = 0):
-    """`count` random sentences of `length` words as token ids `(N, T)`, where "orange" is in
-    each `(N,)`, and its sense `(N,)` (0 fruit, 1 colour). "orange" sits at a random place,
-    one or two words of its sense elsewhere, filler words in the rest."""
-    rng = np.random.default_rng(seed)
-    filler = [VOCAB.index(w) for w in FILLER_WORDS]
-    context = [[VOCAB.index(w) for w in FRUIT_WORDS], [VOCAB.index(w) for w in COLOUR_WORDS]]
-    ids = rng.choice(filler, size=(count, length))  # (N, T)
-    label = rng.integers(0, 2, size=count)  # (N,)
-    position = np.empty(count, dtype=np.int64)  # (N,)
-    for i in range(count):
-        slots = rng.permutation(length)
-        position[i] = slots[0]
-        ids[i, slots[0]] = VOCAB.index("orange")
-        for slot in slots[1 : 1 + rng.integers(1, 3)]:
-            ids[i, slot] = rng.choice(context[label[i]])
-    return ids, position, label
-
-
-# ----------------------------------------------------------------------------- the model
-class OrangeSenseModel(nn.Module):
-    """Embedding -> one self-attention head -> Linear, read at the "orange" position."""
-
-    def __init__(self, vocab_size: int, embed_dim: int = 8) -> None:
-        super().__init__()
-        self.embed = nn.Embedding(vocab_size, embed_dim)
-        self.attn = nn.SelfAttention(embed_dim)
-        self.classify = nn.Linear(embed_dim, len(SENSE_NAMES))
-
-    def forward(self, ids: np.ndarray, position: np.ndarray) -> ta.Tensor:
-        x = self.embed(ids)  # (B, T, D)
-        h = self.attn(x)  # (B, T, D)
-        at_orange = h[np.arange(len(ids)), position]  # (B, D)
-        return self.classify(at_orange)  # (B, 2)
+# The data and the model (written once, in the package: `python -m tinygrad_attn learn --model
+# classifier` records this same training). Read them there: tinygrad_attn/examples/orange.py.
+from tinygrad_attn.examples.orange import (  # noqa: E402
+    SENSE_NAMES,
+    VOCAB,
+    OrangeSenseModel,
+    orange_sentences,
+)
 
 
 def accuracy(logits: ta.Tensor, labels: np.ndarray) -> float:
@@ -105,8 +63,8 @@ def main(argv=None) -> float:
 
     start = time.perf_counter()
     ta.manual_seed(args.seed)
-    ids, position, label = make_data(args.train_size, seed=args.seed)
-    test_ids, test_position, test_label = make_data(args.test_size, seed=args.seed + 1000)
+    ids, position, label = orange_sentences(args.train_size, seed=args.seed)
+    test_ids, test_position, test_label = orange_sentences(args.test_size, seed=args.seed + 1000)
     model = OrangeSenseModel(len(VOCAB), args.embed_dim)
     opt = optim.Adam(model.parameters(), lr=args.lr)
     for step in range(1, args.steps + 1):
@@ -129,7 +87,7 @@ def main(argv=None) -> float:
         f"({time.perf_counter() - start:.1f} s); without attention it could not beat 50%"
     )
     print("\nwhere 'orange' looks, in fresh sentences:")
-    fresh = make_data(4, seed=123)
+    fresh = orange_sentences(4, seed=123)
     for i in range(4):
         print(where_orange_looks(model, *fresh, i))
     return held_out

@@ -3,8 +3,9 @@
 Token + position embeddings, two pre-norm TransformerBlocks (causal multi-head attention and an
 MLP), a final LayerNorm and a Linear head over the 11 tokens (digits and a separator). Trained
 on `d1 .. d6 SEP d6 .. d1` with next-token cross-entropy on the answer half, fresh random
-batches; evaluated by greedy decoding on held-out sequences (whole sequences right). The model,
-the data and the loop are all in this file.
+batches; evaluated by greedy decoding on held-out sequences (whole sequences right). The loop
+and the decoding are in this file; the data and the model are in
+tinygrad_attn/examples/digits.py, which `python -m tinygrad_attn learn` records too.
 
     python demos/03_causal_transformer.py [--steps 100] [--digits 6] [--layers 2]
 """
@@ -21,36 +22,15 @@ import numpy as np  # noqa: E402
 
 import tinygrad_attn as ta  # noqa: E402
 from tinygrad_attn import functional as F  # noqa: E402
-from tinygrad_attn import nn, optim  # noqa: E402
+from tinygrad_attn import optim  # noqa: E402
 
-SEPARATOR = 10  # token id after the digits 0-9
-
-
-class TinyTransformer(nn.Module):
-    """Token + position embeddings -> causal TransformerBlocks -> LayerNorm -> Linear logits."""
-
-    def __init__(self, vocab_size, max_len, embed_dim=32, num_heads=2, num_layers=2) -> None:
-        super().__init__()
-        self.tokens = nn.Embedding(vocab_size, embed_dim)
-        self.positions = nn.Embedding(max_len, embed_dim)
-        self.blocks = nn.ModuleList(
-            nn.TransformerBlock(embed_dim, num_heads, is_causal=True) for _ in range(num_layers)
-        )
-        self.ln_f = nn.LayerNorm(embed_dim)
-        self.head = nn.Linear(embed_dim, vocab_size)
-
-    def forward(self, ids: np.ndarray) -> ta.Tensor:
-        x = self.tokens(ids) + self.positions(np.arange(ids.shape[-1]))  # (B, T, E)
-        for block in self.blocks:
-            x = block(x)  # (B, T, E)
-        return self.head(self.ln_f(x))  # (B, T, V)
-
-
-def reverse_examples(rng: np.random.Generator, count: int, digits: int) -> np.ndarray:
-    """Sequences `d1 .. dn SEP dn .. d1`, shape (count, 2n + 1): the task is the second half."""
-    first = rng.integers(0, 10, size=(count, digits))  # (N, n)
-    sep = np.full((count, 1), SEPARATOR)  # (N, 1)
-    return np.concatenate([first, sep, first[:, ::-1]], axis=1)  # (N, 2n+1)
+# The data and the model (written once, in the package: `python -m tinygrad_attn learn --model
+# transformer` records this same training). Read them there: tinygrad_attn/examples/digits.py.
+from tinygrad_attn.examples.digits import (  # noqa: E402
+    SEPARATOR,
+    TinyTransformer,
+    reverse_examples,
+)
 
 
 def generate(model: TinyTransformer, first: np.ndarray) -> np.ndarray:

@@ -45,11 +45,12 @@ def attention_loss(x: Tensor, w_query: Tensor, w_key: Tensor, w_value: Tensor) -
     q, k, v = x @ w_query, x @ w_key, x @ w_value  # (T, D) each
     scores = q @ k.T / np.sqrt(WIDTH)  # (T, T)
     scores.name = "scores"
-    attention = scores.softmax(axis=-1)  # (T, T): row i says where token i looks
-    attention.name = "attention"
-    out = attention @ v  # (T, D)
+    weights = scores.softmax(axis=-1)  # (T, T): the attention; row i says where token i looks
+    weights.name = "weights"
+    output = weights @ v  # (T, D): the head's output, the weights applied to the values
+    output.name = "output"
     fruit = np.array([1.0, 0.0, 0.0, 0.0])
-    return ((out[len(TOKENS) - 1] - fruit) ** 2).sum()
+    return ((output[len(TOKENS) - 1] - fruit) ** 2).sum()
 
 
 def heading(text: str) -> None:
@@ -116,8 +117,8 @@ def cosine_loss(x: Tensor, w_query: Tensor, w_key: Tensor, op: type) -> Tensor:
     """Cosine-similarity attention scores: normalise queries and keys, then Q K^T."""
     q = op.apply(x @ w_query)  # (T, D), unit rows
     k = op.apply(x @ w_key)  # (T, D)
-    attention = (q @ k.T * 4.0).softmax(axis=-1)  # (T, T)
-    return (attention * attention).sum()
+    weights = (q @ k.T * 4.0).softmax(axis=-1)  # (T, T)
+    return (weights * weights).sum()
 
 
 def find_the_planted_bugs() -> None:
@@ -154,14 +155,14 @@ def an_error_that_teaches() -> None:
     x, (w_query, w_key, w_value) = sentence_and_head()
     q, k, v = x @ w_query, x @ w_key, x @ w_value  # (T, D) each
     v.name = "v"
-    attention = (q @ k.T / np.sqrt(WIDTH)).softmax(axis=-1)  # (T, T)
-    out = attention @ v  # MatMul saved `v`: d(attention) = dout v^T needs it
+    weights = (q @ k.T / np.sqrt(WIDTH)).softmax(axis=-1)  # (T, T)
+    out = weights @ v  # MatMul saved `v`: d(weights) = dout v^T needs it
     v.mul_(2.0)  # in place, after the MatMul used it (recorded: v is now made by Mul)
     try:
-        out.sum().backward()  # refused: d(attention) would use values MatMul never saw
+        out.sum().backward()  # refused: d(weights) would use values MatMul never saw
     except RuntimeError as err:
         print(f"RuntimeError: {err}")
-    out = attention @ v  # the product made again, from the values v holds now
+    out = weights @ v  # the product made again, from the values v holds now
     out.sum().backward()
     print(f"with the product made again: backward ran, |grad w_value| = {w_value.grad.norm():.4f}")
 

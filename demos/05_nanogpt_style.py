@@ -9,7 +9,7 @@ that loss, gradients and AdamW steps agree.
 
 It trains on `demos/data/orchard.txt` (a few paragraphs written for this project), then draws
 one training step's graph (`nanogpt_graph.svg`) and writes a page that replays its backward
-pass (`nanogpt_backward.html`) into `--out` (default: the current directory).
+pass (`nanogpt_backward.html`) into `--out` (default: `out/`, made if needed).
 
     python demos/05_nanogpt_style.py [--steps N] [--out DIR]
 """
@@ -157,7 +157,7 @@ def batch(ids, block_size, batch_size):
     return x, y
 
 
-def main(steps=300, out="."):
+def main(steps=300, out="out"):
     from tinygrad_attn.viz import render_graph, replay_backward
 
     torch.manual_seed(0)
@@ -200,6 +200,6 @@ if __name__ == "__main__":
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=300)
-    parser.add_argument("--out", default=".")
+    parser.add_argument("--out", default="out", help="folder for the pictures (default: out)")
     args = parser.parse_args()
     main(args.steps, args.out)

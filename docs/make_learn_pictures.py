@@ -1,5 +1,6 @@
 """Regenerate the README's screenshots of the learning page (`python -m tinygrad_attn learn`):
-the article's head at steps 0, 30 and 150, in headless Chromium, 1100 px wide.
+the article's head at its first step, at step 30 and at its last, in headless Chromium, 1100 px
+wide.
 
     python docs/make_learn_pictures.py      # from the repository root; needs /usr/bin/chromium
 """
@@ -11,14 +12,17 @@ from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
 CHROMIUM = "/usr/bin/chromium"
-STEPS = (0, 30, 150)
+sys.path.insert(0, str(DOCS.parent))
+from tinygrad_attn.examples import STEPS  # noqa: E402
+
+SHOWN = (0, 30, STEPS)
 
 
 def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run([sys.executable, "-m", "tinygrad_attn", "learn", "--out", tmp], check=True)
         page = Path(tmp) / "learn_head.html"
-        for step in STEPS:
+        for step in SHOWN:
             out = DOCS / f"learn_step{step:03d}.png"
             subprocess.run(
                 [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",

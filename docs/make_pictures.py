@@ -3,10 +3,11 @@ headless-Chromium screenshots of each as a reader sees them.
 
     python docs/make_pictures.py            # from the repository root; needs /usr/bin/chromium
 
-The article's head and the transformer stack are shot at 880 px wide (the README's column);
-the replay page at 1400 x 900, at its first, a middle and its last step.
+The graphs are shot at 880 px wide (the README's column) or their natural width if smaller;
+the replay page at 1400 x 900, before its first step, on the softmax's step and after its last.
 """
 
+import json
 import re
 import subprocess
 import sys
@@ -15,6 +16,7 @@ from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
 CHROMIUM = "/usr/bin/chromium"
+GRAPHS = ("attention_graph", "transformer_stack", "transformer_attention")
 
 
 def shoot(url: str, out: Path, width: int, height: int) -> None:
@@ -26,13 +28,19 @@ def shoot(url: str, out: Path, width: int, height: int) -> None:
     print(f"wrote {out} ({width} x {height})")
 
 
+def replay_steps(page: Path) -> list[dict]:
+    """The steps of a replay page (its JSON), as the page's script reads them."""
+    text = page.read_text(encoding="utf-8")
+    return json.loads(re.search(r'id="rp-data">(.*?)</script>', text, re.S).group(1))["steps"]
+
+
 def main() -> int:
     python = [sys.executable, "-m", "tinygrad_attn"]
     subprocess.run([*python, "graph", "--out", str(DOCS)], check=True)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         subprocess.run([*python, "replay", "--out", str(tmp)], check=True)
-        for stem in ("attention_graph", "transformer_stack"):
+        for stem in GRAPHS:
             svg = (DOCS / f"{stem}.svg").read_text(encoding="utf-8")
             width, height = (
                 float(v) for v in re.search(r'viewBox="0.00 0.00 ([\d.]+) ([\d.]+)"', svg).groups()
@@ -49,10 +57,11 @@ def main() -> int:
                 shown,
                 round(shown * height / width) + 2,
             )
-        steps = len(re.findall(r'"index":', (tmp / "backward.html").read_text(encoding="utf-8")))
-        for name, k in (("first", 0), ("middle", steps // 2), ("last", steps)):
-            url = (tmp / "backward.html").as_uri() + f"#step={k}"
-            shoot(url, DOCS / f"screenshot_replay_{name}.png", 1400, 900)
+        replay = tmp / "backward_head.html"
+        steps = replay_steps(replay)
+        softmax = 1 + next(i for i, step in enumerate(steps) if step["op"] == "Softmax")
+        for name, k in (("first", 0), ("softmax", softmax), ("last", len(steps))):
+            shoot(f"{replay.as_uri()}#step={k}", DOCS / f"screenshot_replay_{name}.png", 1400, 900)
     return 0
 
 

@@ -309,14 +309,14 @@ def test_causal_output_has_zero_gradient_from_later_positions(attention, lengths
 def test_composed_attention_names_its_steps(rng):
     q, k, v = leaf(rng, 3, 2), leaf(rng, 3, 2), leaf(rng, 3, 2)
     out = F.attention_composed(q, k, v, is_causal=True)
-    assert out.name == "attention"
+    assert out.name == "output"
     names = set()
     stack = [out.grad_fn]
     while stack:
         node = stack.pop()
         names.add(node.output_name)
         stack.extend(p for p in node.parents if isinstance(p, ta.Function))
-    assert {"scores", "masked_scores", "weights", "attention"} <= names
+    assert {"scores", "masked_scores", "weights", "output"} <= names
 
 
 # ----------------------------------------------------------------------------------- dropout

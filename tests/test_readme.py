@@ -4,16 +4,20 @@ a block directly followed by a ```text (or unlabelled) block must print exactly 
 
 Markers (an HTML comment on the line just above a fence, invisible on GitHub):
 - `<!-- fragment -->` above a ```python block: it uses names of the reader's own program and is
-  not run;
+  not run (a reader must see that too: its first line is a comment saying what it needs);
 - `<!-- excerpt -->` above an output block: it shows part of what is printed; its lines must
-  appear in the printed text, in order.
-Any other ```python block must run: see the README's "Developing" section.
+  appear in the printed text, in order (a line ending in "..." matches a printed line that
+  starts with what comes before the dots; a line of dots alone stands for lines left out).
+A block that defines `test_...` functions (pasted into a test file, pytest would run them) has
+them called here too. Any other ```python block must run: see the README's "Developing"
+section.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
+import linecache
 import os
 import re
 from dataclasses import dataclass
@@ -93,8 +97,20 @@ class Reader:
             cwd = os.getcwd()
             os.chdir(self.folder)
             try:
+                before = {k: v for k, v in self.namespace.items() if k.startswith("test_")}
+                filename = f"README.md:{block.line}"
+                # its lines, for tracebacks and creation sites, as a file's would be
+                lines = block.text.splitlines(keepends=True)
+                linecache.cache[filename] = (len(block.text), None, lines, filename)
                 with contextlib.redirect_stdout(printed):
-                    exec(compile(block.text, f"README.md:{block.line}", "exec"), self.namespace)
+                    exec(compile(block.text, filename, "exec"), self.namespace)
+                    for name, test in list(self.namespace.items()):  # as pytest would run them
+                        if (
+                            name.startswith("test_")
+                            and callable(test)
+                            and before.get(name) is not test
+                        ):
+                            test()
                 self.done[block.line] = printed.getvalue()
             except BaseException as err:  # noqa: BLE001 - reported by the block's own test
                 self.done[block.line] = err
@@ -130,15 +146,26 @@ def test_readme_block_runs_and_prints_what_the_readme_shows(block, reader):
     shown = _clean(block.output.text)
     got = _clean(printed)
     if block.output.marker == "excerpt":
-        position = 0
-        for line in shown:
-            assert line in got[position:], (
-                f"README.md:{block.output.line}: {line!r} is not printed (after line "
-                f"{position}); printed:\n" + "\n".join(got)
-            )
-            position = got.index(line, position) + 1
+        assert_excerpt(shown, got, f"README.md:{block.output.line}")
     else:
         assert got == shown, f"README.md:{block.output.line}: the README shows other output"
+
+
+def assert_excerpt(shown: list[str], got: list[str], where: str) -> None:
+    """Every line of `shown` is printed, in order (see the module doc for "...")."""
+    position = 0
+    for line in shown:
+        if line.strip() in ("...", "…"):
+            continue
+        if line.endswith("..."):
+            start = line[:-3]
+            found = [i for i in range(position, len(got)) if got[i].startswith(start)]
+        else:
+            found = [i for i in range(position, len(got)) if got[i] == line]
+        assert found, f"{where}: {line!r} is not printed (after line {position}); printed:\n" + (
+            "\n".join(got)
+        )
+        position = found[0] + 1
 
 
 def test_the_markers_are_read():
@@ -154,6 +181,12 @@ def test_every_python_block_is_either_run_or_a_marked_fragment():
     assert BLOCKS, "README.md has no python block"
     for block in BLOCKS:
         assert block.marker in (None, "fragment"), f"README.md:{block.line}: {block.marker!r}"
+        if block.marker == "fragment":  # the reader sees it too, in the block's first line
+            first = block.text.lstrip().splitlines()[0]
+            assert first.startswith("#") and ("needs" in first or "continues" in first), (
+                f"README.md:{block.line}: a fragment must say in its first line, as a comment, "
+                f"what it needs; it starts {first!r}"
+            )
 
 
 def test_every_picture_the_readme_shows_is_in_the_repository():
@@ -167,7 +200,7 @@ def test_every_picture_the_readme_shows_is_in_the_repository():
 
 
 def test_the_replay_captions_name_the_steps_the_engine_takes(tmp_path):
-    """The README says which op the middle and last replay screenshots show: the engine's
+    """The README says which op the softmax and last replay screenshots show: the engine's
     order decides, so the captions are checked against a fresh run (after a change of order,
     run `python docs/make_pictures.py` and update the captions)."""
     from tinygrad_attn.examples import replay_example
@@ -176,21 +209,173 @@ def test_the_replay_captions_name_the_steps_the_engine_takes(tmp_path):
     page = replay_example(tmp_path).read_text(encoding="utf-8")
     ops = re.findall(r'"index":(\d+),"op":"(\w+)"', page)
     steps = {int(index): op for index, op in ops}
-    middle = re.search(
-        r"Half way, at step (\d+) \(the engine numbers its steps 0 … (\d+)\), `(\w+)\.backward`",
-        text,
+    softmax = re.search(
+        r"At step (\d+) \(the engine numbers its steps 0 … (\d+)\), `(\w+)\.backward`", text
     )
     last = re.search(r"And the last step, (\d+), `(\w+)\.backward`", text)
-    assert middle and last, "the replay section's captions changed shape; update this test"
-    assert int(middle.group(2)) == len(steps) - 1 == int(last.group(1))
-    assert steps[int(middle.group(1))] == middle.group(3)
+    assert softmax and last, "the replay section's captions changed shape; update this test"
+    assert int(softmax.group(2)) == len(steps) - 1 == int(last.group(1))
+    assert steps[int(softmax.group(1))] == softmax.group(3) == "Softmax"
     assert steps[int(last.group(1))] == last.group(2)
-    # docs/make_pictures.py shoots #step=len//2 (that many steps run): its last one shown
-    assert int(middle.group(1)) == len(steps) // 2 - 1
+    counter = re.search(r"the counter reads `step (\d+) · (\d+) of (\d+) run`", text)
+    assert counter and int(counter.group(1)) == int(softmax.group(1))
+    assert int(counter.group(2)) == int(softmax.group(1)) + 1 and int(counter.group(3)) == len(
+        steps
+    )
+
+
+def _number(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def test_the_graph_numbers_the_readme_states_are_the_codes():
+    """Node and op counts of the transformer pictures, and the trained head's weight in the
+    first picture's caption, computed afresh."""
+    from svg_geometry import Geometry  # noqa: F401  (the tests folder is on the path)
+    from test_viz import Dot
+
+    from tinygrad_attn.examples import (
+        SENTENCES,
+        head_attention,
+        trained_head,
+        transformer_stack_step,
+    )
+    from tinygrad_attn.viz import to_dot, trace
+
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    loss, model = transformer_stack_step()
+    stated = re.search(
+        r"two `TransformerBlock`s \(E=32\) are (\d+) primitive ops, (\d+) nodes when every op, "
+        r"constant and intermediate tensor is drawn \(`all_ops=True`\), and (\d+) nodes by default",
+        text,
+    )
+    assert stated, "the README's sentence on the two blocks changed shape; update this test"
+    ops, every, default = (int(g) for g in stated.groups())
+    assert ops == len(trace(loss).ops)
+    assert every == len(Dot(to_dot(loss, all_ops=True, max_nodes=None)).nodes)
+    assert default == len(Dot(to_dot(loss, model=model)).nodes)
+    box = re.search(r"a MultiHeadAttention box \((\d+) ops, 8 parameters, ([\d,]+) values\)", text)
+    shown = Dot(to_dot(loss, model=model)).nodes
+    attn = next(n for n in shown.values() if "0.attn · MultiHeadAttention" in n["label"])
+    assert (
+        f">{box.group(1)} ops<" in attn["label"]
+        and f">8 parameters, {box.group(2)} values<" in (attn["label"])
+    )
+    big = re.search(r"24 `TransformerBlock`s \(E=32\) has ([\d,]+) nodes with `all_ops=True`; by "
+                    r"default it collapses to (\d+)", text)  # fmt: skip
+    loss24, model24 = transformer_stack_step(24)
+    assert int(_number(big.group(1))) == len(
+        Dot(to_dot(loss24, all_ops=True, max_nodes=None)).nodes
+    )
+    assert int(big.group(2)) == len(Dot(to_dot(loss24, model=model24)).nodes)
+    head = trained_head()
+    seen = head_attention(head, SENTENCES[0])
+    earth = seen.weights[seen.tokens.index("orange"), seen.tokens.index("earth")]
+    captions = re.findall(r"!\[([^\]]*)\]\(docs/screenshot_attention_graph\.png\)", text)
+    assert captions and any('"orange" gives "earth"' in c for c in captions)
+    for caption in captions:
+        for number in re.findall(r'"orange" gives "earth" (0\.\d\d)', caption):
+            assert number == f"{earth:.2f}"
+
+
+def test_the_learning_captions_are_the_runs_numbers():
+    """The learning page's screenshots say what "orange" attends to and the loss, at steps 0,
+    30 and the last: the recorded run says the same, and the command's line says its frames."""
+    from tinygrad_attn.examples import STEPS
+    from tinygrad_attn.examples.learning import learning_page, orange_looks, record_article_head
+
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    rec = record_article_head()
+    for step in (0, 30, STEPS):
+        caption = re.search(rf"!\[Step {step}: (.*?)\]\(docs/learn_step{step:03d}\.png\)", text)
+        assert caption, f"no caption for the screenshot at step {step}"
+        words = caption.group(1)
+        earth, context = orange_looks(rec, step)
+        numbers = re.findall(r'(?:"earth"|"color"|together in the second|color" together)[^0-9]*'
+                             r"(\d\.\d\d)", words)  # fmt: skip
+        assert f"{earth:.2f}" in words and f"{context:.2f}" in words, (words, earth, context)
+        assert numbers, words
+        loss = re.search(r"The loss is ([\d.e+-]+?)\.?(?:\s|$)|the loss is ([\d.e+-]+)", words)
+        value = loss.group(1) or loss.group(2)
+        assert abs(float(value) - rec.frames[step].loss) <= 0.005 + 0.05 * rec.frames[step].loss
+    line = re.search(r"wrote out/learn_head\.html \((\d+) frames, ([\d.]+) MB", text)
+    page = learning_page("head")
+    assert int(line.group(1)) == len(page.data["steps"]) == STEPS + 1
+    assert abs(float(line.group(2)) - len(page.html.encode()) / 1e6) < 0.006
+
+
+def test_the_page_sizes_the_readme_states_are_the_pages():
+    from tinygrad_attn.examples.learning import learning_page, one_blas_thread
+
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    sizes = re.search(
+        r"Sizes: ([\d.]+) MB for the head \((\d+) frames\), ([\d.]+) MB for the classifier "
+        r"\((\d+) frames\) and ([\d.]+) MB for the transformer \((\d+) frames",
+        text,
+    )
+    assert sizes, "the README's sentence on page sizes changed shape; update this test"
+    stated = sizes.groups()
+    for k, model in enumerate(("head", "classifier", "transformer")):
+        with one_blas_thread():  # (tiny matrices: more BLAS threads only spin)
+            page = learning_page(model)
+        assert int(stated[2 * k + 1]) == len(page.data["steps"]), model
+        assert abs(float(stated[2 * k]) - len(page.html.encode()) / 1e6) < 0.006, model
+
+
+def test_the_debugging_excerpts_are_what_the_code_prints():
+    """The pdb excerpt stops where Softmax.backward starts; the anomaly excerpt is demo 04's
+    output, line number included."""
+    import contextlib
+    import inspect
+    import io
+    import runpy
+
+    from tinygrad_attn.ops import softmax
+
+    text = README.read_text(encoding="utf-8")
+    stop = re.search(r"softmax\.py\((\d+)\)backward\(\)\n-> (.*)\n", text)
+    source, first = inspect.getsourcelines(softmax.Softmax.backward)
+    body = next(i for i, line in enumerate(source) if line.strip() and i and '"""' not in line
+                and not line.strip().startswith(("@", "def")))  # fmt: skip
+    assert int(stop.group(1)) == first + body and source[body].strip() == stop.group(2).strip()
+    demo = runpy.run_path(str(README.parent / "demos" / "04_debugging_a_gradient.py"), run_name="x")
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        demo["find_the_planted_bugs"]()
+    excerpt = re.search(r"In a forward pass, demo 04 prints:\n\n```text\n(.*?)```", text, re.S)
+    assert_excerpt(_clean(excerpt.group(1)), _clean(printed.getvalue()), "README (anomaly)")
+
+
+def test_the_demos_reach_the_results_the_readme_states():
+    """The demos table's numbers, from the demos run with their default arguments."""
+    import contextlib
+    import io
+    import runpy
+
+    text = README.read_text(encoding="utf-8")
+    table = re.search(r"### Demos\n(.*?)\n\n", text, re.S).group(1)
+    two = re.search(r"\*\*([\d.]+) %\*\* held-out accuracy \((\d+) sentences\)", table)
+    three = re.search(r"\*\*([\d.]+) %\*\* of (\d+) held-out sequences", table)
+    from tinygrad_attn.examples.learning import one_blas_thread
+
+    results = {}
+    for script in ("02_learning_orange.py", "03_causal_transformer.py"):
+        demo = runpy.run_path(str(README.parent / "demos" / script), run_name="x")
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed), one_blas_thread():
+            results[script] = (demo["main"]([]), printed.getvalue())
+    accuracy, printed = results["02_learning_orange.py"]
+    assert f"{accuracy:.1%}" == f"{two.group(1)}%" and two.group(2) == "512"
+    looked = re.search(r'the script prints where "orange"\nlooked:\n\n```\n(.*?)```', text, re.S)
+    assert_excerpt(_clean(looked.group(1)), _clean(printed), "README (demo 2)")
+    accuracy, printed = results["03_causal_transformer.py"]
+    assert f"{accuracy:.0%}" == f"{three.group(1)}%" and three.group(2) == "500"
+    assert "tensor(" not in printed  # the decoded digits print as digits
 
 
 def test_the_graph_pictures_in_docs_are_what_the_code_draws_now(tmp_path):
-    """docs/attention_graph.* and docs/transformer_stack.* drawn afresh carry the same words and
+    """docs/attention_graph.*, transformer_stack.* and transformer_attention.* drawn afresh carry
+    the same words and
     numbers (every <text> of the SVG), and each PNG has its SVG's proportions: a change to the
     graph or its labels that was not followed by `python docs/make_pictures.py` fails here."""
     from svg_geometry import Geometry
@@ -203,7 +388,7 @@ def test_the_graph_pictures_in_docs_are_what_the_code_draws_now(tmp_path):
     except RendererNotFound:
         pytest.skip("no Graphviz renderer on this machine")
     docs = README.parent / "docs"
-    for stem in ("attention_graph", "transformer_stack"):
+    for stem in ("attention_graph", "transformer_stack", "transformer_attention"):
         committed = Geometry((docs / f"{stem}.svg").read_text(encoding="utf-8"))
         fresh = Geometry((tmp_path / f"{stem}.svg").read_text(encoding="utf-8"))
         assert sorted(committed.texts) == sorted(fresh.texts), (
@@ -213,3 +398,19 @@ def test_the_graph_pictures_in_docs_are_what_the_code_draws_now(tmp_path):
         width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
         aspect = committed.width / committed.height
         assert abs(width / height / aspect - 1) < 0.02, f"docs/{stem}.png is stale"
+
+
+def test_the_gradcheck_table_is_what_the_command_prints():
+    """The table the README shows is the command's, seeded as it is (the time aside)."""
+    import contextlib
+    import io
+
+    from tinygrad_attn.testing.cli import main
+
+    text = README.read_text(encoding="utf-8")
+    block = re.search(r"```text\n\$ python -m tinygrad_attn gradcheck (.*?)\n(.*?)```", text, re.S)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert main(block.group(1).split()) == 0
+    got = re.sub(r"[\d.]+ s\)$", "… s)", printed.getvalue().rstrip(), flags=re.M)
+    assert _clean(got) == _clean(block.group(2))

@@ -63,7 +63,8 @@ def page_data(path) -> dict:
 
 def svg_ids(path) -> set[str]:
     text = path.read_text(encoding="utf-8")
-    svg = text[text.index("<svg") : text.index("</svg>")]
+    start = text.index("<svg", text.index('<div id="rp-graph">'))  # the graph, not its legend
+    svg = text[start : text.index("</svg>", start)]
     return {html.unescape(i) for i in re.findall(r'<g id="([^"]+)"', svg)}  # "-" is &#45;
 
 
@@ -83,7 +84,7 @@ def test_page_is_one_file_with_nothing_from_the_network(head_page):
     assert "<link" not in text and "@import" not in text and "@font-face" not in text
     assert re.search(r"<script[^>]*\bsrc=", text) is None
     assert "<!DOCTYPE svg" not in text  # the SVG's own prolog is stripped: it is inline
-    assert text.count("<svg") == 1
+    assert text.count("<svg") == 2  # the graph, and its legend (kept in view outside it)
 
 
 def test_one_step_per_backward_step_in_the_same_order(head_page):
@@ -265,7 +266,7 @@ def test_drawn_ids_give_x_times_x_two_edges():
 
 def test_command_line_writes_the_page(tmp_path, capsys):
     assert cli(["replay", "--out", str(tmp_path)]) == 0
-    path = tmp_path / "backward.html"
+    path = tmp_path / "backward_head.html"  # one file name per model
     assert str(path) in capsys.readouterr().out
     data = page_data(path)
     assert data["steps"][0]["op"] == "Mean" and len(data["steps"]) > 10
@@ -458,20 +459,23 @@ def test_forward_values_and_token_labels_reach_the_page(tmp_path):
     ta.manual_seed(0)
     head = nn.SelfAttention(len(examples.FEATURES))
     loss = examples.sense_loss(head, examples.SENTENCES[0])
-    labels = {6: examples.SENTENCE, 5: examples.FEATURES}
-    path = replay_backward(loss, tmp_path / "p.html", axis_labels=labels)
+    path = replay_backward(loss, tmp_path / "p.html", axis_labels=examples.HEAD_AXES)
     data = page_data(path)
-    assert data["axis_labels"] == {"6": list(examples.SENTENCE), "5": list(examples.FEATURES)}
     softmax = next(s for s in data["steps"] if s["op"] == "Softmax")
     assert [f["label"] for f in softmax["forward"]] == ["output weights (6, 6) float32"]
-    rows = softmax["forward"][0]["value"]["rows"]
-    np.testing.assert_allclose(np.sum(rows, axis=1), 1, atol=1e-3)
+    weights = softmax["forward"][0]["value"]
+    np.testing.assert_allclose(np.sum(weights["rows"], axis=1), 1, atol=1e-3)
+    words = list(examples.SENTENCE)
+    assert weights["row_labels"] == weights["col_labels"] == words
+    assert weights["attention"] is True
+    assert softmax["grad_output"]["col_labels"] == words  # labelled like its tensor
+    assert softmax["grad_output"]["attention"] is False  # a gradient: its own signed scale
     assert data["palette"] == {"negative": "#5e3c99", "zero": "#f7f7f7", "positive": "#e66101"}
 
 
 def test_command_line_replays_a_transformer(tmp_path, capsys):
     assert cli(["replay", "--out", str(tmp_path), "--model", "transformer"]) == 0
-    data = page_data(tmp_path / "backward.html")
+    data = page_data(tmp_path / "backward_transformer.html")  # the head's page stays
     assert any(s["node"].startswith("m") for s in data["steps"])  # collapsed module boxes
     assert len(data["steps"]) > 20  # (fused Linear/LayerNorm/GELU/CrossEntropy: 23 steps)
 
@@ -482,8 +486,7 @@ def _labelled_page(tmp_path):
     ta.manual_seed(0)
     head = nn.SelfAttention(len(examples.FEATURES))
     loss = examples.sense_loss(head, examples.SENTENCES[0])
-    labels = {6: examples.SENTENCE, 5: examples.FEATURES}
-    return replay_backward(loss, tmp_path / "labelled.html", axis_labels=labels)
+    return replay_backward(loss, tmp_path / "labelled.html", axis_labels=examples.HEAD_AXES)
 
 
 def test_tables_have_token_labels_and_the_value_palette(browser, tmp_path):
@@ -568,3 +571,67 @@ def test_the_script_parses(tmp_path):
     script.write_text(asset("replay.js"), encoding="utf-8")
     done = subprocess.run([node, "--check", str(script)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+# ------------------------------------------------------------------------------ issue 25
+def test_a_linear_weights_gradient_is_labelled_outputs_down_inputs_across(tmp_path):
+    from tinygrad_attn import examples
+
+    path = _labelled_page(tmp_path)
+    data = page_data(path)
+    leaves = [leaf["name"] for leaf in data["leaves"]]
+    final = {}
+    for step in data["steps"]:
+        final.update(step["leaves"])
+    query = final[str(leaves.index("query.weight"))]
+    assert query["row_labels"] == list(examples.QK_DIMS)  # rows: the layer's outputs
+    assert query["col_labels"] == list(examples.FEATURES)  # columns: its inputs, X's features
+    value = final[str(leaves.index("value.weight"))]
+    assert value["row_labels"] == value["col_labels"] == list(examples.FEATURES)
+    back_to_w = [s for s in data["steps"] if s["inputs"][0]["label"].startswith("query.weight")]
+    assert back_to_w[0]["op"] == "Transpose"  # Wᵀ's gradient, sent back to W
+    assert back_to_w[0]["inputs"][0]["grad"]["row_labels"] == list(examples.QK_DIMS)
+    assert back_to_w[0]["inputs"][0]["grad"]["col_labels"] == list(examples.FEATURES)
+
+
+def test_an_attention_weight_has_the_graphs_colour_in_the_replay(browser, tmp_path):
+    from tinygrad_attn.viz.heatmap import heatmap
+
+    path = _labelled_page(tmp_path)
+    data = page_data(path)
+    k = 1 + next(i for i, s in enumerate(data["steps"]) if s["op"] == "Softmax")
+    page = Page(browser, path)
+    page.driver.execute_script(f"window.replay.go({k})")
+    cells = browser.execute_script(
+        "return [...document.querySelectorAll('#rp-panel table.rp-attention td')]"
+        ".map(e => [e.title, getComputedStyle(e).backgroundColor])"
+    )
+    assert len(cells) == 36  # the softmax's output, 6 x 6: on the attention scale
+    value, shown = next((float(t), c) for t, c in cells if t.startswith("0.16"))
+    grid = np.array([[value, 1.0]])  # the graph's heat map of that weight (and a 1 beside it)
+    drawn = re.search(r'bgcolor="#(\w{6})"', heatmap(grid, attention=True)).group(1)
+    assert shown == "rgb({}, {}, {})".format(*(int(drawn[i : i + 2], 16) for i in (0, 2, 4)))
+    r, g, b = (int(v) for v in re.findall(r"\d+", shown))
+    assert r > 230 and g > 200 and b > 180  # 0.17 of the way to orange: pale, as in the graph
+    assert page.errors() == []
+
+
+def test_the_legend_and_the_formula_stay_in_view_while_stepping(browser, tmp_path):
+    """Issue 25: stepping through a transformer's replay scrolled its legend off to the left
+    and the panel down past the step's formula; both stay in view now."""
+    path = replay_backward(block_loss(), tmp_path / "block.html")
+    page = Page(browser, path)
+    total = page.counter()[1]
+    for k in range(1, total + 1, 3):
+        page.driver.execute_script(f"window.replay.go({k})")
+        legend, formula, panel = browser.execute_script(
+            "const box = (e) => { const r = e.getBoundingClientRect();"
+            " return [r.left, r.top, r.right, r.bottom]; };"
+            "return [box(document.querySelector('#rp-legend svg')),"
+            " box(document.getElementById('rp-formula')),"
+            " box(document.getElementById('rp-panel'))];"
+        )
+        width, height = browser.execute_script("return [innerWidth, innerHeight]")
+        assert legend[0] >= 0 and legend[1] >= 0 and legend[2] <= width, (k, legend)
+        assert panel[1] <= formula[1] and formula[3] <= panel[3], (k, formula, panel)
+    assert page.errors() == []

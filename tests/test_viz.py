@@ -171,7 +171,7 @@ def attention_head(rng, dtype=np.float64):
     attn = scores.softmax(axis=-1)  # (T, T)
     attn.name = "weights"
     out = attn @ projected["value"]  # (T, D)
-    out.name = "attention"
+    out.name = "output"
     loss = (out * out).mean()
     loss.name = "loss"
     return x, weights, loss
@@ -377,7 +377,7 @@ def test_results_are_drawn_inside_their_ops_by_default(rng):
     assert folded.gradient_targets() >= {folded.node_of("query.weight")}
     # no Transpose is drawn, and the square of the loss is one op with one edge each way
     assert not [n for n in folded.nodes.values() if "Transpose" in _label_lines(n)[0]]
-    assert _label_lines(folded.nodes[folded.node_of("→ loss () float64")])[0] == "mean(attention²)"
+    assert _label_lines(folded.nodes[folded.node_of("→ loss () float64")])[0] == "mean(output²)"
     both = Dot(to_dot(loss, intermediates=True))
     assert both.labelled("scores") and both.labelled("Q Kᵀ / √4")
 
@@ -686,6 +686,8 @@ def test_examples_render(tmp_path):
     assert names == [
         "attention_graph.png",
         "attention_graph.svg",
+        "transformer_attention.png",
+        "transformer_attention.svg",
         "transformer_stack.png",
         "transformer_stack.svg",
     ]
@@ -712,7 +714,7 @@ def test_the_article_picture_has_x_left_and_q_k_v_in_one_column(article_svg):
     assert (max(centres) - min(centres)) / picture.width <= 0.10
     assert all(layer.left > x.right for layer in layers)  # beside X, to its right
     # then the scores, the weights, their mix with V and the loss, left to right
-    steps = ["→ scores (6, 6)", "→ weights (6, 6)", "→ attention (6, 5)", "→ loss ()"]
+    steps = ["→ scores (6, 6)", "→ weights (6, 6)", "→ output (6, 5)", "→ loss ()"]
     lefts = [picture.node_with(step).left for step in steps]
     assert min(centres) < lefts[0] and lefts == sorted(lefts)
 
@@ -916,3 +918,140 @@ def test_what_the_renderer_says_reaches_the_user(isolated, rng):
     x = Tensor(rng.standard_normal(3), requires_grad=True, name="x")
     with pytest.warns(RendererWarning, match="scaling down"):
         run_renderer(to_dot(x.sum()), "svg", str(fake))
+
+
+# ------------------------------------------------------------------ changes made in place
+def test_an_op_made_in_place_is_a_node_of_its_own_that_says_so(rng):
+    x = Tensor(rng.standard_normal(3), requires_grad=True, name="x")
+    y = x * 2  # (3,)
+    y.mul_(3.0)  # recorded: y is now made by a Mul marked mul_()
+    part = y[1:]  # a view of y
+    part.add_(1.0)  # written through the view: y is now made by CopySlices
+    dot = Dot(to_dot(y.sum()))
+    first = dot.node_of("mul_ (in place)")
+    assert _label_lines(dot.nodes[first])[1] == "a × 3"  # its formula, under the header
+    assert dot.node_of("x × 2") != first  # the Mul before it is not folded into it
+    write = dot.node_of("add_ (in place)")
+    assert "a with [1:] = b" in _label_lines(dot.nodes[write])
+    assert dot.labelled("a[1:] + 1")  # the slice is written as it was indexed
+    lines = [str(step) for step in y.sum().backward_steps()]
+    assert any(line.startswith("step 1: CopySlices (add_, in place) -> ") for line in lines)
+    assert any(" Mul (mul_, in place) -> " in line for line in lines)
+
+
+def test_a_graph_with_a_tensor_changed_in_place_traces_from_the_parents(rng):
+    x = Tensor(rng.standard_normal((2, 3)), requires_grad=True, name="x")
+    y = x.exp()
+    view = y[0]
+    view.mul_(2.0)  # y's node moves on; the view's old GetItem node is still in the graph
+    loss = (y * 1.5).sum() + view.sum()
+    traced = trace(loss)
+    assert [op.node.name for op in traced.ops].count("CopySlices") == 1
+    assert len(Dot(to_dot(loss, **PLUMBING)).nodes) >= len(traced.ops)
+
+
+def test_an_index_is_drawn_as_written(rng):
+    logits = Tensor(rng.standard_normal((2, 8, 4)), requires_grad=True, name="logits")
+    assert Dot(to_dot(logits[:, 6:].sum())).labelled("sum(logits[:, 6:])")
+    assert Dot(to_dot(logits[..., ::2].sum())).labelled("sum(logits[..., ::2])")
+
+
+# ------------------------------------------------------------------ issue 25: axis labels
+def _labelled_linear(rng):
+    """X (3 words, 4 features) through a Linear to 2 named outputs."""
+    x = Tensor(rng.standard_normal((3, 4)), name="X")
+    w = Tensor(rng.standard_normal((2, 4)), requires_grad=True, name="layer.weight")
+    out = x @ w.T  # (3, 2)
+    out.name = "out"
+    loss = (out * out).sum()
+    labels = {"X": (("a", "b", "c"), ("f1", "f2", "f3", "f4")), "out": (None, ("y1", "y2"))}
+    return loss, labels
+
+
+def test_a_linear_weights_rows_are_its_outputs_and_its_columns_its_inputs(rng):
+    from tinygrad_attn.viz.axes import AxisLabels
+
+    loss, labels = _labelled_linear(rng)
+    traced = trace(loss)
+    axes = AxisLabels(traced, labels, "test")
+    weight = next(r for r in traced.tensors if r.name == "layer.weight")
+    assert axes.of(weight.id) == (("y1", "y2"), ("f1", "f2", "f3", "f4"))
+    out = next(r for r in traced.tensors if r.name == "out")
+    assert axes.of(out.id) == (("a", "b", "c"), ("y1", "y2"))
+    # in the DOT: the weight's heat map has the outputs on its rows, the inputs on its columns
+    loss.backward()
+    dot = Dot(to_dot(loss, show_values=True, show_grads=True, axis_labels=labels))
+    lines = _label_lines(dot.nodes[dot.node_of("layer.weight")])  # (a table row a line)
+    header = lines.index("(2, 4) float64")
+    assert lines[header + 1 : header + 4] == ["f1f2f3f4", "y1", "y2"]  # inputs across, outputs down
+    grad = lines.index("grad")  # the gradient is labelled like its tensor
+    assert lines[grad + 1 : grad + 4] == ["f1f2f3f4", "y1", "y2"]
+
+
+def test_the_article_head_labels_each_axis_by_what_it_is():
+    from tinygrad_attn.examples import FEATURES, QK_DIMS, SENTENCE, training_step_picture
+
+    loss, options = training_step_picture()
+    dot = Dot(to_dot(loss, **options))
+    short = "rfcpb"  # the features, by their first letters (a table row is one line) ...
+    assert "columns: " + ", ".join(FEATURES) in html.unescape(dot.graph["label"])  # ... spelled out
+    x = _label_lines(dot.nodes[dot.node_of("X")])
+    assert x[2:5] == [short, *SENTENCE[:2]]  # X: features across, words down
+    for name in ("query", "key"):
+        weight = _label_lines(dot.nodes[dot.node_of(f"{name}.weight")])
+        assert weight[2:5] == [short, *QK_DIMS[:2]]  # inputs across, outputs down
+    value = _label_lines(dot.nodes[dot.node_of("value.weight")])
+    assert value[2:5] == [short, *FEATURES[:2]]  # V's outputs: the target's features
+
+
+def test_axis_labels_are_checked_against_the_graph(rng):
+    loss, labels = _labelled_linear(rng)
+    with pytest.raises(TypeError, match="per tensor, by its name"):
+        to_dot(loss, axis_labels={3: ("a", "b", "c")})
+    unknown = "names 'Y', but no tensor of this graph is called that.*X, layer.weight, out"
+    with pytest.raises(ValueError, match=unknown):
+        to_dot(loss, axis_labels={"Y": (None,)})
+    with pytest.raises(ValueError, match=r"has 1 entries, but X has shape \(3, 4\)"):
+        to_dot(loss, axis_labels={"X": (("a", "b", "c"),)})
+    with pytest.raises(ValueError, match="gives 2 labels for axis 0 of X"):
+        to_dot(loss, axis_labels={"X": (("a", "b"), None)})
+
+
+def test_labels_follow_transposes_products_slices_and_reductions(rng):
+    from tinygrad_attn.viz.axes import AxisLabels
+
+    q = Tensor(rng.standard_normal((3, 2)), requires_grad=True, name="q")
+    k = Tensor(rng.standard_normal((4, 2)), requires_grad=True, name="k")
+    scores = q @ k.T  # (3, 4): q's rows against k's rows
+    scores.name = "scores"
+    tail = scores[:, 1:]  # (3, 3)
+    tail.name = "tail"
+    total = tail.sum(axis=0)  # (3,)
+    total.name = "total"
+    words = {"q": (("a", "b", "c"), None), "k": (("w", "x", "y", "z"), ("d1", "d2"))}
+    traced = trace(total.sum())
+    axes = AxisLabels(traced, words, "test")
+    named = {r.name: axes.of(r.id) for r in traced.tensors if r.name}
+    assert named["scores"] == (("a", "b", "c"), ("w", "x", "y", "z"))
+    assert named["q"] == (("a", "b", "c"), ("d1", "d2"))  # the axis the product sums over
+    assert named["tail"] == (("a", "b", "c"), ("x", "y", "z"))  # sliced with its labels
+    assert named["total"] == (("x", "y", "z"),)
+
+
+def test_an_expanded_transformer_block_shows_its_attention_core():
+    loss, model = _stack()
+    for expand in ("0.attn", "0"):
+        dot = Dot(to_dot(loss, expand=expand, model=model))
+        (core,) = [n for n in dot.nodes.values() if _label_lines(n)[0].startswith("softmax(")]
+        lines = _label_lines(core)
+        assert lines[0] == "softmax(Q Kᵀ / √16) V"  # the fused op's formula, as its title
+        assert lines[1] == "+ 8 reshapes and transposes"  # the heads split and merged around it
+        assert "0.attn · MultiHeadAttention" in core["_clusters"]
+    default = Dot(to_dot(loss, model=model))  # collapsed: the block is a box of its own
+    assert not [n for n in default.nodes.values() if "softmax" in _label_lines(n)[0]]
+
+
+def test_a_collapsed_modules_output_is_named_by_its_path():
+    loss, model = _stack()
+    dot = Dot(to_dot(loss, collapse_depth=1, model=model))
+    assert dot.labelled("sum(module 1)")  # nn.Sequential's child "1", not a bare "1"

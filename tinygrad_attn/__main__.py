@@ -39,7 +39,7 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _learn(args: argparse.Namespace) -> int:
-    from .viz.learn_runs import main
+    from .examples.learning import main
 
     return main(args.out, args.model)
 
@@ -58,7 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--out", default="out", help="folder for the pictures (default: out)")
     demo.set_defaults(run=_demo)
     graph = commands.add_parser(
-        "graph", help="draw the README's pictures (the attention head, a two-block transformer)"
+        "graph",
+        help="draw the README's pictures (the trained attention head, a two-block transformer "
+        "collapsed and with its attention expanded)",
     )
     graph.add_argument("--out", default="out", help="folder for the pictures (default: out)")
     graph.set_defaults(run=_graph)
@@ -71,7 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
     replay = commands.add_parser(
         "replay", help="write an HTML page that replays a backward pass step by step"
     )
-    replay.add_argument("--out", default="out", help="folder for backward.html (default: out)")
+    replay.add_argument(
+        "--out", default="out", help="folder for backward_MODEL.html (default: out)"
+    )
     replay.add_argument(
         "--model",
         choices=("head", "transformer"),

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from . import format as _format
-from .state import observers
+from .state import observers, set_step_explainer
 from .tensor import Tensor
 
 
@@ -146,6 +146,8 @@ def explain_step(step: Any) -> str:
     backward applied, its output, the gradient that arrived, and each input's gradient."""
     node = step.node
     lines = [f"step {step.index}: {step.op}.backward"]
+    if _format.in_place(node):
+        lines[0] += f"  (recorded in place: {node.inplace})"
     if node.creation_site or node.scope:
         where = f"created at {node.creation_site}" if node.creation_site else ""
         scope = f"in module {node.scope}" if node.scope else ""
@@ -169,6 +171,9 @@ def explain_step(step: Any) -> str:
         if isinstance(t, Tensor) and t.grad_fn is None and t._grad is not None:
             lines.append(f"    .grad   so far: {_format.stats(t._grad._data)}")
     return "\n".join(lines)
+
+
+set_step_explainer(explain_step)  # what BackwardStep.explain() calls (the engine imports no tool)
 
 
 # ------------------------------------------------------------------------- anomaly mode

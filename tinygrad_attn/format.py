@@ -84,16 +84,29 @@ def norm(array: Any) -> str:
     return "-" if array is None else f"{float(np.linalg.norm(array)):.3g}"
 
 
+def in_place(node: Any) -> str | None:
+    """`mul_` for a node that stands for a tensor changed in place by `mul_()` (`+=` for an
+    operator), None for an ordinary op."""
+    method = getattr(node, "inplace", None)
+    return method.removesuffix("()") if method else None
+
+
+def op_text(node: Any) -> str:
+    """The op's name, and how it was called when that was in place: `Mul (mul_, in place)`."""
+    method = in_place(node)
+    name = getattr(node, "name", type(node).__name__)
+    return f"{name} ({method}, in place)" if method else name
+
+
 def step_line(step: Any) -> str:
     """One backward step in one line: `step 2: Softmax -> weights (6, 6) |grad_out|=0.41 =>
-    scores (6, 6) |grad|=0.12` (the output, then each input with the norm of its gradient)."""
+    scores (6, 6) |grad|=0.12` (the output, then each input with the norm of its gradient).
+    An op recorded in place says so: `step 4: Mul (mul_, in place) -> ...`."""
     ins = ", ".join(
         f"{short_label(t)} |grad|={norm(g)}" for t, g in zip(step.inputs, step.grad_inputs)
     )
-    inplace = step.node.inplace
-    op = f"{step.op} (in place: {inplace})" if inplace else step.op
     return (
-        f"step {step.index}: {op} -> {short_label(step.output)} "
+        f"step {step.index}: {op_text(step.node)} -> {short_label(step.output)} "
         f"|grad_out|={norm(step.grad_output)} => {ins}"
     )
 

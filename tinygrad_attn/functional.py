@@ -585,8 +585,8 @@ def attention_composed(
         "attention_composed", query, key, value, attn_mask, is_causal
     )
     weights = _weights(query, key, mask, is_causal, scale, "attention_composed")  # (..., L, S)
-    out = weights @ value  # (..., L, Ev)
-    out.name = "attention"
+    out = weights @ value  # (..., L, Ev): the weights applied to the values
+    out.name = "output"
     return out
 
 

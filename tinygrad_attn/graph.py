@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .function import Function
+from .state import explain_step
 
 
 def graph_order(root_nodes: list) -> list:
@@ -77,9 +78,8 @@ class BackwardStep(tuple):
     __str__ = __repr__
 
     def explain(self) -> str:
-        """Several lines: the op's formula, and the arrays that went in and came out."""
-        from .debug import explain_step  # debug reads the graph; imported only when asked
-
+        """Several lines: the op's formula, and the arrays that went in and came out (written
+        by debug.py, which installs itself in state.py: the engine imports no debugging tool)."""
         return explain_step(self)
 
     def __eq__(self, other: object) -> bool:  # steps hold arrays: equal only to themselves

@@ -32,7 +32,7 @@ def run_backward_on_tensors(ctx: Any, grad_out: Any) -> Any:
     op = type(ctx)
     roles = op.saved_as if op.saved_as is not None else ctx.__dict__.get("_saved_roles")
     if roles is None:
-        raise RuntimeError(_not_recordable(op))
+        raise OnceDifferentiable(_not_recordable(op))
     saved = ctx.saved_tensors  # (the version check runs here, on the arrays)
     if roles == "inputs":  # (an op of any number of inputs that saves them all: Einsum)
         roles = range(len(saved))
@@ -128,6 +128,10 @@ def run_tensor_backward(ctx: Any, grad_out: Any) -> Any:
         ctx._saved = saved
     grads = grads if isinstance(grads, tuple) else (grads,)
     return tuple(g._data if isinstance(g, _tensor.Tensor) else g for g in grads)
+
+
+class OnceDifferentiable(RuntimeError):
+    """A user's op whose backward works on NumPy arrays met backward(create_graph=True)."""
 
 
 def _not_recordable(op: type) -> str:

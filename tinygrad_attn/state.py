@@ -198,6 +198,25 @@ def set_creation_site_finder(finder: Callable[[], str | None]) -> None:
     observers.site_finder = finder
 
 
+def _no_explainer(step: Any) -> str:
+    return f"{step!r}\n  (import tinygrad_attn.debug for the full explanation)"
+
+
+_step_explainer: Callable[[Any], str] = _no_explainer
+
+
+def set_step_explainer(explainer: Callable[[Any], str]) -> None:
+    """Install what `BackwardStep.explain()` calls (debug.py installs `explain_step` when it
+    is imported, so the engine never imports a debugging tool)."""
+    global _step_explainer
+    _step_explainer = explainer
+
+
+def explain_step(step: Any) -> str:
+    """The installed explanation of one backward step (see `set_step_explainer`)."""
+    return _step_explainer(step)
+
+
 # ------------------------------------------------------------- default dtype, random generator
 _default_dtype = np.dtype(np.float32)
 _rng = np.random.default_rng()

@@ -20,10 +20,11 @@ class SelfAttention(Module):
     """One head of self-attention, as in the reference article: `softmax(Q K^T / sqrt(d)) V`
     with `Q = x Wq^T`, `K = x Wk^T`, `V = x Wv^T` (`query`, `key`, `value` Linear layers).
 
-    Input `(..., T, embed_dim)` -> output `(..., T, embed_dim)`. After each call,
-    `.attn_weights` is that call's `(..., T, T)` attention table (row i: how much token i
-    attends to each token), detached from the graph; the graph itself holds the same values
-    in its node named "weights".
+    One word, one thing: the attention (the attention weights) is the softmax's `(..., T, T)`
+    table, row i saying how much token i attends to each token; the head's output is those
+    weights applied to the values, `weights V`. Input `(..., T, embed_dim)` -> output
+    `(..., T, embed_dim)`, named "output" in the graph, where the table is the node "weights".
+    After each call, `.attn_weights` is that call's table, detached from the graph.
     """
 
     def __init__(self, embed_dim: int, bias: bool = False) -> None:
@@ -44,9 +45,9 @@ class SelfAttention(Module):
         k.name = "K"
         v = self.value(x)  # (..., T, D)
         v.name = "V"
-        weights = F.attention_weights(q, k)  # (..., T, T)
-        out = weights @ v  # (..., T, D)
-        out.name = "attention"
+        weights = F.attention_weights(q, k)  # (..., T, T): the attention
+        out = weights @ v  # (..., T, D): the head's output
+        out.name = "output"
         # Detached: looking at the table must not keep this call's graph (and the arrays it
         # holds read-only) alive until the next call.
         self.attn_weights = weights.detach()

@@ -8,7 +8,9 @@ keeps them for a picture drawn after backward. `replay_backward(loss, path)` wri
 steps through the backward pass; `Recorder` keeps frames of a training loop and `LearningPage`
 (`python -m tinygrad_attn learn`) shows them. `trace(*roots)` is the graph walk they all read.
 
-viz only reads the graph; nothing in the core imports it.
+viz only reads the graph and draws: nothing in the core imports it, and it imports no example
+and trains nothing (the recorded runs of `python -m tinygrad_attn learn` are in
+tinygrad_attn/examples/learning.py).
 """
 
 from .dot import BLUE, GREEN, RED, DrawOptions

@@ -30,10 +30,11 @@ from typing import Any
 import graphviz
 import numpy as np
 
-from ..format import NEGATIVE, POSITIVE, ZERO, describe, shape_text
+from ..format import NEGATIVE, POSITIVE, ZERO, describe, in_place, shape_text
 from ..state import get_default_dtype
-from .heatmap import FONT, as_grid, heatmap, value_range
-from .picture import Picture, Resolved, phrase, resolve_collapse
+from .axes import AxisLabels, check_labels
+from .heatmap import FONT, as_grid, heatmap, makes_attention_weights, short_labels, value_range
+from .picture import Picture, Resolved, phrase, plumbing_count, resolve_collapse
 from .trace import TensorRecord, TracedGraph, scope_prefixes
 from .values import kept_grad, kept_value
 
@@ -79,8 +80,10 @@ class DrawOptions:
       number for a single element, min/mean/max for larger arrays. An intermediate's value is
       there while the program still holds that tensor, or if it was made inside
       `viz.keep_values()` (which also keeps the gradient backward sent it).
-    - `axis_labels`: {axis length: labels}, e.g. `{6: words, 5: features}`: heat-map rows (and
-      the attention table's columns) of that length are labelled.
+    - `axis_labels`: {tensor name: labels of each of its axes}, e.g. `{"X": (words,
+      features), "target": (features,)}` (None for an axis left unlabelled). Every axis that
+      is the same thing gets the same labels (viz/axes.py): a Linear weight's columns are its
+      input's features, its rows the output's; a gradient has its tensor's labels.
     - `all_ops`: draw every primitive op, constant and intermediate tensor (the plumbing:
       weight transposes, the raw `Q Kᵀ`, `x * x` as two edges). By default an op whose unnamed
       result feeds one op is drawn inside that op's node, results inside their ops, constants
@@ -92,7 +95,9 @@ class DrawOptions:
     - `clusters`: group ops by the module that made them (nested boxes named by module path).
     - `collapse`: a module path or a list of them ("attn", "blocks.0"): everything made inside
       is drawn as one box. `collapse_depth`: collapse every module at that depth of the path
-      or deeper ("blocks.0" is depth 2). `expand`: modules kept open whatever else says.
+      or deeper ("blocks.0" is depth 2). `expand`: modules kept open whatever else says;
+      inside an expanded module, the module that attends (its softmax, or the fused attention
+      `softmax(Q Kᵀ / √d) V`) is open too, unless `collapse` names it.
       With neither `collapse` nor `collapse_depth`, a picture of more than `max_nodes` nodes
       (default 40; None: never) collapses the deepest modules that make it fit. Unknown
       module names are an error that lists the known ones.
@@ -155,16 +160,7 @@ class DrawOptions:
                 f"{caller}: collapse_depth must be 1 or more, got {result.collapse_depth}"
             )
         if result.axis_labels is not None:
-            labels = {}
-            for size, names in dict(result.axis_labels).items():
-                names = [str(n) for n in names]
-                if len(names) != size:
-                    raise ValueError(
-                        f"{caller}: axis_labels[{size}] has {len(names)} labels; give one per "
-                        f"index of an axis of length {size}"
-                    )
-                labels[int(size)] = names
-            result = replace(result, axis_labels=labels)
+            result = replace(result, axis_labels=check_labels(caller, result.axis_labels))
         return result
 
 
@@ -206,10 +202,12 @@ def _table(rows: list[str]) -> str:
 class _Drawer:
     """Labels and styles of one picture (what is drawn comes from `Picture`)."""
 
-    def __init__(self, picture: Picture, options: DrawOptions) -> None:
+    def __init__(self, picture: Picture, options: DrawOptions, axes: AxisLabels) -> None:
         self.picture = picture
         self.options = options
+        self.axes = axes
         self.drawn: set[str] = set()  # legend entries: what the picture contains
+        self.shortened: dict[tuple, tuple] = {}  # column labels written short -> whole
         # A module's type: from the scope a node was made in (nn's ModulePath, a str carrying
         # `module_type`), or from the `model` option, which also names modules that made no node.
         self.module_types: dict[str, str] = {}
@@ -223,16 +221,19 @@ class _Drawer:
                 self.module_types[path] = type(module).__name__
 
     # --------------------------------------------------------------- arrays
-    def _array_rows(self, record: TensorRecord, value, grad, weights: bool) -> list[str]:
+    def _array_rows(self, record: TensorRecord, value, grad, attention: bool) -> list[str]:
         options = self.options
         rows: list[str] = []
         if options.show_values:
-            rows += self._one_array(value, weights, None, "value not kept (tensor is gone)")
+            missing = "value not kept (tensor is gone)"
+            rows += self._one_array(record, value, attention, None, missing)
         if options.show_grads and record.requires_grad:
-            rows += self._one_array(grad, False, RED, "grad: none yet")
+            rows += self._one_array(record, grad, False, RED, "grad: none yet")
         return rows
 
-    def _one_array(self, array, weights: bool, colour: str | None, missing: str) -> list[str]:
+    def _one_array(
+        self, record: TensorRecord, array, attention: bool, colour: str | None, missing: str
+    ) -> list[str]:
         tag = "grad " if colour else ""
         if array is None:
             return [_row(missing, _SMALL, colour or "#777777")]
@@ -241,11 +242,18 @@ class _Drawer:
             text = describe_array(array, self.options.max_elements)
             equals = "" if text.startswith("min ") else "= "
             return [_row(tag + equals + text, _SMALL, colour)]
-        self.drawn.add("weights" if weights else "values")
+        self.drawn.add("weights" if attention else "values")
+        numbers = attention and 1 < grid.shape[1] <= 8  # every weight printed, if it fits
+        row_labels, col_labels = self.axes.grid(record.id, np.shape(array))
+        if col_labels is not None and not numbers:
+            short = short_labels(col_labels)
+            if short != tuple(col_labels):
+                self.shortened[short] = tuple(col_labels)
         rows = []
         if colour:
             rows.append(_row("grad", _SMALL, colour))
-        rows.append(f"<tr><td>{heatmap(grid, self.options.axis_labels, weights)}</td></tr>")
+        table = heatmap(grid, row_labels, col_labels, attention=attention, numbers=numbers)
+        rows.append(f"<tr><td>{table}</td></tr>")
         rows.append(_row(value_range(grid), _SMALL, colour or _GREY))
         return rows
 
@@ -256,7 +264,17 @@ class _Drawer:
         out = picture.output_of(node)
         inside = picture.owner.get(out.id) == node  # the result is drawn in this node
         header = ops[-1].node.name if options.all_ops else phrase(picture, node)
+        method = in_place(ops[-1].node)
+        if method:  # the tensor was changed in place: say so first, then the formula
+            formula = header
+            header = f"{method} (in place)"
         rows = [_row(header, None if not inside else _HEADER, None, bold=inside)]
+        if method:
+            rows.append(_row(formula, _SMALL, _GREY))
+        rearranged = 0 if options.all_ops else plumbing_count(picture, node)
+        if rearranged:  # e.g. the heads split before the fused attention and merged after it
+            moved = "reshapes and transposes" if rearranged > 1 else "reshape or transpose"
+            rows.append(_row(f"+ {rearranged} {moved}", _SMALL, _GREY))
         if options.show_params:
             params = " ".join(p for p in (_op_params(op) for op in ops) if p)
             if params:
@@ -265,9 +283,7 @@ class _Drawer:
             name = f"→ {out.name} " if out.name else "→ "
             rows.append(_row(name + _shape(out.shape, out.dtype), _SMALL, _GREY))
             value, grad = _values_of(out)
-            # an attention table small enough to print every weight (a softmax's rows)
-            weights = ops[-1].node.name == "Softmax" and 1 < out.shape[-1] <= 8
-            rows += self._array_rows(out, value, grad, weights)
+            rows += self._array_rows(out, value, grad, makes_attention_weights(ops[-1].node))
             if out.is_root:
                 self.drawn.add("root")
         if options.show_saved:
@@ -308,7 +324,9 @@ class _Drawer:
         if record.kind == "parameter":
             style = {"shape": "box", "style": "filled", "fillcolor": _FILL["parameter"]}
         elif record.kind == "input":
+            # the ops an input feeds, in program order (X -> query, key, value, from the top)
             style = {"shape": "box", "style": "filled", "fillcolor": _FILL["input"]}
+            style["ordering"] = "out"
         elif record.kind == "constant":
             style = {
                 "shape": "box",
@@ -349,8 +367,9 @@ class _Drawer:
         }
 
     # --------------------------------------------------------------- legend
-    def legend(self, edges: list) -> str:
-        """A small table of what the colours and shapes mean, listing only what is drawn."""
+    def legend(self, edges: list, per_row: int = 2) -> str:
+        """A small table of what the colours and shapes mean, listing only what is drawn
+        (`per_row` entries a row: two beside a picture, more in a page's wide strip)."""
         colours = {attrs["color"] for _, _, attrs in edges}
 
         def swatch(colour: str, text: str, arrow: str = "&#8594;") -> str:
@@ -403,12 +422,19 @@ class _Drawer:
                 f'<td border="1" bgcolor="{ZERO}:{POSITIVE}" width="16" height="10" '
                 'fixedsize="true"></td><td align="left">attention weight 0 → 1</td>'
             )
+
         title = self.options.title
         rows = []
+        span = 2 * per_row
         if title:
-            rows.append(f'<tr><td colspan="4" align="left"><b>{_text(title)}</b></td></tr>')
-        for i in range(0, len(items), 2):  # two entries a row: a compact legend
-            rows.append("<tr>" + "".join(items[i : i + 2]) + "</tr>")
+            rows.append(f'<tr><td colspan="{span}" align="left"><b>{_text(title)}</b></td></tr>')
+        for i in range(0, len(items), per_row):
+            rows.append("<tr>" + "".join(items[i : i + per_row]) + "</tr>")
+        for short, whole in self.shortened.items():  # columns labelled by their first letters
+            rows.append(
+                f'<tr><td align="left">{_text(" ".join(short))}</td><td colspan="{span - 1}" '
+                f'align="left">columns: {_text(", ".join(whole))}</td></tr>'
+            )
         return (
             '<<table border="0" cellborder="0" cellspacing="2" cellpadding="1">'
             + "".join(rows)
@@ -423,7 +449,8 @@ def _palette_swatch() -> str:
     )
     return (
         '<td><table border="0" cellborder="0" cellspacing="0" cellpadding="0"><tr>'
-        f'{cells}</tr></table></td><td align="left">value &lt; 0 · 0 · &gt; 0</td>'
+        f'{cells}</tr></table></td><td align="left">value &lt; 0 · 0 · &gt; 0 (each map: its '
+        "largest |value| is full colour)</td>"
     )
 
 
@@ -530,11 +557,17 @@ def drawn_ids(traced: TracedGraph, options: DrawOptions) -> DrawnIds:
 
 
 def fill_graph(
-    graph: graphviz.Digraph, traced: TracedGraph, options: DrawOptions, caller: str = "draw_graph"
+    graph: graphviz.Digraph,
+    traced: TracedGraph,
+    options: DrawOptions,
+    caller: str = "draw_graph",
+    legend_apart: bool = False,
 ) -> Picture:
-    """Write the picture of `traced` into the (empty) `graph`; return what was drawn."""
+    """Write the picture of `traced` into the (empty) `graph`; return what was drawn. With
+    `legend_apart`, the legend (the graph's label) is not written into `graph` but left in the
+    returned picture's `legend`, for a page that shows it elsewhere."""
     picture = _picture(traced, options, caller)
-    drawer = _Drawer(picture, options)
+    drawer = _Drawer(picture, options, AxisLabels(traced, options.axis_labels, caller))
     direction = options.direction
     if direction == "auto":
         wide = not options.all_ops and picture.columns() > _AUTO_TB_COLUMNS
@@ -581,13 +614,19 @@ def fill_graph(
         )
 
     # Nest the clusters, innermost first, so each is complete when copied into its parent.
-    for path in sorted(order, key=lambda p: -p.count(".")):
+    # Left to right, dot stacks the sibling clusters of a column last-given first: give them in
+    # reverse, so they read in program order from the top (query, key, value).
+    last_first = -1 if direction == "LR" else 1
+    ranked = sorted(enumerate(order), key=lambda item: (-item[1].count("."), last_first * item[0]))
+    for _, path in ranked:
         parent = path.rpartition(".")[0] or None
         bodies[parent].subgraph(bodies[path])
     edges = picture.edges(_COLOURS)
     for tail, head, attrs in edges:
         graph.edge(tail, head, **attrs)
     if options.legend or options.title:
-        legend = drawer.legend(edges) if options.legend else None
-        graph.attr(labelloc="t", labeljust="l", label=legend or f"<<b>{_text(options.title)}</b>>")
+        legend = drawer.legend(edges, 4 if legend_apart else 2) if options.legend else None
+        picture.legend = legend or f"<<b>{_text(options.title)}</b>>"
+        if not legend_apart:
+            graph.attr(labelloc="t", labeljust="l", label=picture.legend)
     return picture

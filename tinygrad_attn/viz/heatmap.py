@@ -2,10 +2,12 @@
 
 An array of at most `MAX_SIDE` x `MAX_SIDE` elements (after dropping axes of length 1) is drawn
 as a grid of coloured cells in the palette of `format.py`: signed values purple -> white ->
-orange, values that are never negative (attention weights) white -> orange. Rows and columns
-are labelled when the picture knows labels for an axis of that length (`axis_labels`): row
-labels always, column labels in tables whose cells are wide enough to carry numbers (the
-attention table, which shows every weight with two decimals). Under the grid, the range.
+orange on their own symmetric scale (the largest |value| is full colour); attention weights
+white (0) -> orange (1) on the absolute scale, the same in every picture and page. Rows and
+columns carry the labels of what their axes are (axes.py). A table that prints its numbers has
+cells wide enough for whole words; a colour-only table writes each column label as its
+shortest unambiguous start (`r f c p b` for round, fruit, colour, planet, bright) and the
+legend spells them out. Under the grid, the range.
 
 This module only writes label markup; it decides nothing about the graph.
 """
@@ -60,32 +62,50 @@ def as_grid(array: np.ndarray | None) -> np.ndarray | None:
     return squeezed.astype(np.float64)
 
 
+def short_labels(labels: Sequence[str]) -> tuple[str, ...]:
+    """Each label's shortest start that no other (different) label begins with: the, earth,
+    is -> t, e, i. A label that begins another one stays whole (a, an -> a, an)."""
+    shortened = []
+    for label in labels:
+        others = [other for other in labels if other != label]
+        size = 1
+        while size < len(label) and any(other.startswith(label[:size]) for other in others):
+            size += 1
+        shortened.append(label[:size])
+    return tuple(shortened)
+
+
 def heatmap(
     grid: np.ndarray,
-    labels: dict[int, Sequence[str]] | None = None,
-    weights: bool = False,
+    rows: Sequence[str] | None = None,
+    columns: Sequence[str] | None = None,
+    attention: bool = False,
+    numbers: bool = False,
 ) -> str:
-    """The markup of one heat map table. `weights=True`: values in [0, 1] (attention
-    weights) in the white -> orange palette, each cell showing its number."""
-    rows, cols = grid.shape
-    labels = labels or {}
-    row_labels = labels.get(rows) if rows > 1 else None
-    col_labels = labels.get(cols) if weights else None
+    """The markup of one heat map table. `rows` / `columns`: the labels of its axes.
+    `attention`: the values are attention weights, coloured on the absolute 0 -> 1 scale.
+    `numbers`: each cell shows its value (two decimals) and column labels are written whole;
+    otherwise columns are labelled by `short_labels`."""
+    n_rows, n_cols = grid.shape
+    row_labels = rows if rows is not None and n_rows > 1 else None
+    col_labels = None
+    if columns is not None:
+        col_labels = tuple(columns) if numbers else short_labels(columns)
     finite = grid[np.isfinite(grid)]
     scale = float(np.abs(finite).max()) if finite.size else 0.0
-    non_negative = finite.size > 0 and finite.min() >= 0
-    width = WIDE_CELL if weights else CELL
-    height = CELL + 2 if weights else CELL
-    row_height = max(height, FONT + 2) if row_labels is not None or weights else height
-    columns = [width] * cols
+    width = WIDE_CELL if numbers else CELL
+    height = CELL + 2 if numbers else CELL
+    row_height = max(height, FONT + 2) if row_labels is not None or numbers else height
+    widths = [width] * n_cols
     if col_labels is not None:
-        columns = [max(width, text_width(word, FONT) + 2) for word in col_labels]
+        widths = [max(width, text_width(word, FONT) + 2) for word in col_labels]
     label_width = 0.0
     if row_labels is not None:
         label_width = max(text_width(word, FONT) for word in row_labels) + 3
     # Sized here: a table in a wider cell would otherwise be stretched apart by Graphviz.
-    total_width = sum(columns) + label_width + len(columns) + 2
-    total_height = (rows + (col_labels is not None)) * (row_height + 1) + 2
+    total_width = sum(widths) + label_width + len(widths) + 2
+    header = col_labels is not None
+    total_height = n_rows * (row_height + 1) + header * (FONT + 3) + 2
     parts = [
         '<table border="0" cellborder="0" cellspacing="1" cellpadding="0" fixedsize="true" '
         f'width="{total_width:.0f}" height="{total_height:.0f}">'
@@ -95,22 +115,19 @@ def heatmap(
         for word in col_labels:
             parts.append(f'<td><font point-size="{FONT}">{_text(word)}</font></td>')
         parts.append("</tr>")
-    for i in range(rows):
+    for i in range(n_rows):
         parts.append("<tr>")
         if row_labels is not None:
             parts.append(
                 f'<td align="right"><font point-size="{FONT}">{_text(row_labels[i])}</font></td>'
             )
-        for j in range(cols):
+        for j in range(n_cols):
             v = grid[i, j]
-            if weights or non_negative:
-                colour = weight_colour(v, 1.0 if weights else scale)
-            else:
-                colour = value_colour(v, scale)
-            body = f'<font point-size="{FONT}">{v:.2f}</font>' if weights else ""
+            colour = weight_colour(v) if attention else value_colour(v, scale)
+            body = f'<font point-size="{FONT}">{v:.2f}</font>' if numbers else ""
             parts.append(
-                f'<td bgcolor="{colour}" width="{width}" height="{height}" fixedsize="true">'
-                f"{body}</td>"
+                f'<td bgcolor="{colour}" width="{widths[j]:.0f}" height="{height}" '
+                f'fixedsize="true">{body}</td>'
             )
         parts.append("</tr>")
     parts.append("</table>")
@@ -123,3 +140,15 @@ def value_range(grid: np.ndarray) -> str:
     if not finite.size:
         return "no finite value"
     return f"{finite.min():.2g} … {finite.max():.2g}"
+
+
+def makes_attention_weights(node: object) -> bool:
+    """Whether an op's result is a table of attention weights (a softmax, or a softmax with
+    masked entries set to 0): drawn on the absolute 0 -> 1 scale in every picture and page."""
+    name = getattr(node, "name", None)
+    if name == "Softmax":
+        return True
+    if name == "MaskedFill":
+        parent = getattr(node, "parents", (None,))[0]
+        return getattr(parent, "name", None) == "Softmax"
+    return False

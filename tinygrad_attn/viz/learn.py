@@ -8,10 +8,14 @@ changed since the previous frame. `.save(path)` writes it, `.html` is its text, 
 it shows inline (`_repr_html_`: an iframe whose `srcdoc` is the page, so its CSS and keys stay
 inside).
 
-Colours (shared with the graph pictures, so a colour means one thing everywhere): signed
-values (weights, gradients) purple #5e3c99 (negative) -> white #f7f7f7 (zero) -> orange
-#e66101 (positive); attention weights (0..1) white -> orange. The red #d62728 marks gradient
-LABELS only, never a value cell.
+Colours (shared with the graph pictures and the replay page, so a colour means one thing
+everywhere): signed values (weights, gradients) purple #5e3c99 (negative) -> white #f7f7f7
+(zero) -> orange #e66101 (positive), each map on its own symmetric scale (its largest |value| is
+full colour) unless the reader asks for one scale over the whole run; attention weights white
+(0) -> orange (1), on the absolute scale, from the colour ramp `format.weight_colour` gives
+(sent with the page, so a weight has the graph's exact colour). The red #d62728 marks gradient
+LABELS only, never a value cell. A parameter's rows and columns carry the labels the recorder
+was given (`Recorder.label`): for a Linear weight, its output features down, its inputs across.
 
 The HTML, CSS and script are package data files (assets/learn.*), read with
 importlib.resources;
@@ -32,9 +36,11 @@ from typing import Any
 
 import numpy as np
 
+from ..format import weight_colour
 from .record import Frame, Recorder
 
 ASSETS = "assets"
+RAMP = 1000  # steps of the attention colour ramp the page carries
 
 
 def _asset(name: str) -> str:
@@ -134,13 +140,40 @@ class LearningPage:
         return path
 
     def _repr_html_(self) -> str:
-        """Jupyter: the page in an iframe (`srcdoc`), so its CSS, script and keys stay inside."""
+        """Jupyter: the page in an iframe (`srcdoc`), so its CSS, script and keys stay inside.
+        The frame is as wide as the cell (its border inside that width: no sideways scrollbar)
+        and as tall as the page: its first height is estimated from what the page holds, and
+        the page tells the notebook its real height once drawn (a message the small script
+        beside the frame reads), so the page does not scroll inside the notebook."""
         doc = html.escape(self.html, quote=True)
+        frame = f"ta-learn-{id(self):x}"
         return (
-            f'<iframe class="ta-learn-frame" srcdoc="{doc}" title="{html.escape(self.title)}" '
-            'style="width:100%;height:860px;border:1px solid #ddd;border-radius:4px" '
-            'sandbox="allow-scripts"></iframe>'
+            f'<iframe id="{frame}" class="ta-learn-frame" srcdoc="{doc}" '
+            f'title="{html.escape(self.title)}" style="display:block;box-sizing:border-box;'
+            f"width:100%;height:{self.estimated_height()}px;border:1px solid #ddd;"
+            'border-radius:4px" sandbox="allow-scripts"></iframe>'
+            "<script>(function () {"
+            f'const frame = document.getElementById("{frame}");'
+            'window.addEventListener("message", (event) => {'
+            "if (!frame || event.source !== frame.contentWindow) return;"
+            "const height = event.data && event.data.taLearnHeight;"
+            'if (height > 0) frame.style.height = Math.ceil(height) + 2 + "px";'
+            "});})();</script>"
         )
+
+    def estimated_height(self) -> int:
+        """About how tall the page is at a notebook's width (~900 px), in pixels."""
+        data = self.data
+        height = 230  # title, description, keys, slider, the line on what changed
+        rows = [len(t["rows"]) * (t["heads"] if t["heads"] > 1 else 1) for t in data["tables"]]
+        if rows:
+            height += 70 + max(rows) * 26 + 60
+        height += 60 + 190 + 110 * len(data["values"])  # the loss and the other numbers
+        cards = len(data["params"])
+        if cards:
+            per_row = 2
+            height += 60 + -(-cards // per_row) * 400
+        return int(height)
 
     def __repr__(self) -> str:
         frames = self.data["steps"]
@@ -178,6 +211,8 @@ def _page_data(
         ],
         "tables": tables,
         "params": params,
+        # weight_colour(i / 1000): the attention cells look their colour up here
+        "ramp": [weight_colour(i / RAMP) for i in range(RAMP + 1)],
     }
 
 
@@ -233,10 +268,15 @@ def _param(recorder: Recorder, frames: list[Frame], name: str) -> dict[str, Any]
     grads = [f.grads.get(name) for f in frames]
     weights = [w if w is not None and w.shape == original else None for w in weights]
     grads = [g if g is not None and g.shape == original else None for g in grads]
+    rows, cols = recorder.labels.get(name, ([], []))
+    if (len(rows), len(cols)) != shape:  # labels only where they name every row and column
+        rows, cols = [], []
     return {
         "name": name,
         "shape": list(original),
         "grid": list(shape),
+        "rows": rows,
+        "cols": cols,
         "note": recorder.notes.get(name, ""),
         "weight": _codes(weights, shape),
         "grad": _codes(grads, shape),

@@ -10,7 +10,8 @@ constant and every intermediate tensor):
 2. **Steps, not plumbing**: an op whose result has no name and is read by exactly one op of
    the same module is drawn inside that op's node (the weight Transpose inside `x Wᵀ`, the raw
    `Q Kᵀ` inside the scaled scores, the squared error's steps inside the loss). The node is
-   labelled with the formula of its ops (`mean((attention[5] − target)²)`), see `phrase`.
+   labelled with the formula of its ops (`mean((output[5] − target)²)`), see `phrase`. A
+   change made in place (`y.mul_(2)`) is always a node of its own, headed `mul_ (in place)`.
 3. **Results inside their ops**: an op's output tensor is drawn in the op's node (its name,
    shape and values), and a one-element constant is written into its op's formula.
 
@@ -49,6 +50,11 @@ class Resolved:
     auto: bool = False  # chosen by the max_nodes rule, not by the user
 
 
+def _attends(node) -> bool:
+    """An op that computes attention weights: a softmax, or the fused attention."""
+    return node.name in ("Softmax", "ScaledDotProductAttention")
+
+
 def check_module_names(traced: TracedGraph, names: tuple[str, ...], option: str, caller: str):
     """A ValueError naming the known module paths if a name in `names` is not one of them."""
     known = traced.scopes
@@ -85,6 +91,9 @@ class Picture:
         # traced edge index -> id of the drawn green/blue or red edge (None: not drawn)
         self.forward_edge_ids: list[str | None] = [None] * len(traced.edges)
         self.backward_edge_ids: list[str | None] = [None] * len(traced.edges)
+        self.legend: str | None = None  # the legend's label, once dot.py has drawn it
+        # modules whose own ops attend (a softmax, the fused attention): see collapsed_path
+        self.attending = {op.scope for op in traced.ops if op.scope and _attends(op.node)}
         self._assign_owners()
 
     # ------------------------------------------------------------------ collapse
@@ -96,6 +105,12 @@ class Picture:
         for path in scope_prefixes(scope):
             if any(e == path or e.startswith(path + ".") for e in rule.expand):
                 continue  # an expanded module, or one around it: open
+            if (
+                rule.auto
+                and path in self.attending
+                and any(path.startswith(e + ".") for e in rule.expand)
+            ):
+                continue  # inside an expanded module, the attention itself stays in sight
             if path in rule.collapse:
                 return path
             if rule.collapse_depth is not None and path.count(".") + 1 >= rule.collapse_depth:
@@ -136,13 +151,15 @@ class Picture:
 
     def _only_reader(self, op: OpRecord) -> OpRecord | None:
         out = op.output
-        if out.is_root or out.name:
+        if out.is_root or out.name or op.node.inplace:  # a change in place: a node of its own
             return None
         readers = {id(r): r for r in self.readers.get(out.id, [])}
         if len(readers) != 1:
             return None
         (reader,) = readers.values()
         if reader.scope != op.scope or self.owner.get(reader.id, "").startswith("m"):
+            return None
+        if reader.node.inplace:
             return None
         return reader
 
@@ -298,13 +315,36 @@ def _wrap(text: str) -> str:
     return f"({text})" if any(f" {sign} " in text for sign in "+−/×") else text
 
 
+def _slice_text(part: slice) -> str:
+    """`6:`, `:3`, `::2`, `1:5`, `:` - a slice as it was written."""
+    text = ("" if part.start is None else str(part.start)) + ":"
+    text += "" if part.stop is None else str(part.stop)
+    return text + ("" if part.step is None else f":{part.step}")
+
+
 def _index_text(index) -> str:
-    if isinstance(index, (int, np.integer)):
-        return str(int(index))
-    if isinstance(index, tuple) and all(isinstance(i, (int, np.integer, slice)) for i in index):
-        parts = [str(int(i)) if not isinstance(i, slice) else ":" for i in index]
-        return ", ".join(parts)
-    return "…"
+    """An index as it was written (`5`, `:, 6:`, `..., None`); an array index as `[…]`."""
+    parts = index if isinstance(index, tuple) else (index,)
+    shown = []
+    for part in parts:
+        if isinstance(part, (int, np.integer)):
+            shown.append(str(int(part)))
+        elif isinstance(part, slice):
+            shown.append(_slice_text(part))
+        elif part is Ellipsis:
+            shown.append("...")
+        elif part is None:
+            shown.append("None")
+        else:  # an array of indices or a mask
+            shown.append("…")
+    return ", ".join(shown)
+
+
+def _view_text(chain: tuple) -> str:
+    """The view a write went through: `[1:]` for a slice, `view` for anything else."""
+    if len(chain) == 1 and chain[0][0].__name__ == "GetItem":
+        return f"[{_index_text(chain[0][1].get('index'))}]"
+    return "a view"
 
 
 def _op_phrase(op: OpRecord, args: list[str], same: bool) -> str:
@@ -349,9 +389,21 @@ def _op_phrase(op: OpRecord, args: list[str], same: bool) -> str:
         return f"|{a}|"
     if name == "GetItem":
         return f"{_wrap(a)}[{_index_text(getattr(node, 'index', None))}]"
+    if name == "IndexPut" and len(args) == 2:
+        return f"{_wrap(a)} with [{_index_text(getattr(node, 'index', None))}] = {b}"
+    if name == "CopySlices" and len(args) == 2:
+        return f"{_wrap(a)} with {_view_text(getattr(node, 'chain', ()))} = {b}"
+    if name == "Copy" and len(args) == 2:
+        return f"{b} copied into {a}"
+    if name == "ScaledDotProductAttention":  # the op's own formula: the article's head
+        scale = getattr(node, "scale", None)
+        divided = (
+            f" / {constant_text(scale)[2:]}" if scale and constant_text(scale)[:2] == "1/" else ""
+        )
+        mask = " + mask" if len(args) > 3 else ""
+        return f"softmax(Q Kᵀ{divided}{mask}) V"
     short = {
         "Sigmoid": "σ",
-        "ScaledDotProductAttention": "attention",
         "LayerNorm": "layer_norm",
         "CrossEntropy": "cross_entropy",
         "LogSoftmax": "log_softmax",
@@ -360,12 +412,45 @@ def _op_phrase(op: OpRecord, args: list[str], same: bool) -> str:
     return f"{short.get(name, name.lower())}({', '.join(args)})"
 
 
+def is_plumbing(op: OpRecord) -> bool:
+    """An op that only rearranges (a reshape, a transpose of other axes than the last two): in
+    a node with a real step, it is counted, not written into the formula."""
+    name = op.node.name
+    if name == "Reshape":
+        return True
+    if name == "Transpose":
+        axes = tuple(getattr(op.node, "axes", None) or ())
+        n = len(axes)
+        return not (n >= 2 and axes[-2:] == (n - 1, n - 2) and axes[:-2] == tuple(range(n - 2)))
+    return False
+
+
+def plumbing_count(picture: Picture, node: str) -> int:
+    """How many ops of a node only rearrange its data around the node's real steps (0 when
+    the node is nothing but such ops)."""
+    ops = picture.groups[node]
+    plumbing = sum(is_plumbing(op) for op in ops)
+    return plumbing if plumbing < len(ops) else 0
+
+
+def _module_output(path: str) -> str:
+    """What a collapsed module made, in a formula: `out_proj`, or the whole path when its last
+    part is a number (`blocks.1`, not `1`)."""
+    last = path.rpartition(".")[2]
+    if not last.isdigit():
+        return last
+    return path if "." in path else f"module {path}"
+
+
 def phrase(picture: Picture, node: str) -> str:
     """The formula an op node computes, from the names of what it reads: `X Wᵀ`,
-    `Q Kᵀ / √5`, `softmax(scores)`, `mean((attention[5] − target)²)`. Falls back to the ops'
-    names (`Mul → Add → Tanh`) when the formula would be long."""
+    `Q Kᵀ / √5`, `softmax(scores)`, `mean((output[5] − target)²)`, the fused attention as
+    `softmax(Q Kᵀ / √16) V`. Reshapes and transposes around a real step are left out of the
+    formula (`plumbing_count` says how many there are). Falls back to the ops' names
+    (`Mul → Add → Tanh`) when the formula would be long."""
     ops = picture.groups[node]
-    if len(ops) > 12:
+    skip = plumbing_count(picture, node) > 0
+    if len(ops) - (plumbing_count(picture, node) if skip else 0) > 12:
         return _names(ops)
     inside = {op.output.id: op for op in ops}
     tensors = picture.tensors
@@ -378,14 +463,17 @@ def phrase(picture: Picture, node: str) -> str:
             return _name(record)
         box = picture.owner.get(source, "")
         if box in picture.boxes:
-            return picture.boxes[box].path.rpartition(".")[2]  # what a collapsed module made
+            return _module_output(picture.boxes[box].path)  # what a collapsed module made
         return letters.setdefault(source, "abcdefgh"[len(letters) % 8])
 
     for op in ops:
         sources = picture.inputs_of.get(op.id, [])
         args = [texts[s] if s in inside else outside(s) for s in sources]
         same = len(sources) == 2 and sources[0] == sources[1]
-        texts[op.output.id] = _op_phrase(op, args, same)
+        if skip and is_plumbing(op):
+            texts[op.output.id] = args[0]  # rearranged, the same values
+        else:
+            texts[op.output.id] = _op_phrase(op, args, same)
     result = texts[ops[-1].output.id]
     return result if len(result) <= _LONGEST_PHRASE else _names(ops)
 

@@ -113,8 +113,10 @@ class Recorder:
     def label(
         self, name: str, rows: Sequence[str], columns: Sequence[str] | None = None
     ) -> Recorder:
-        """Words for attention table `name`: `rows` are the queries (who attends), `columns`
-        the keys (attended to; default the same words, as in self-attention)."""
+        """Labels for the rows and columns of what is recorded as `name`. An attention table:
+        `rows` are the queries (who attends), `columns` the keys (attended to; default the
+        same words, as in self-attention). A parameter: what its axes are (a Linear weight:
+        its output features as `rows`, its input features as `columns`)."""
         rows = [str(r) for r in rows]
         columns = rows if columns is None else [str(c) for c in columns]
         self.labels[name] = (rows, columns)

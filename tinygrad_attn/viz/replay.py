@@ -35,7 +35,9 @@ from .. import format as fmt
 from ..debug import formula
 from ..engine import BackwardStep
 from ..tensor import Tensor
+from .axes import AxisLabels
 from .dot import DrawOptions, drawn_ids, fill_graph
+from .heatmap import makes_attention_weights
 from .render import GraphPicture, RendererNotFound, find_renderer, run_renderer
 from .trace import TracedGraph, trace
 
@@ -43,17 +45,39 @@ from .trace import TracedGraph, trace
 array_summary = fmt.summary  # what the page shows of an array (see tinygrad_attn.format)
 
 
+def _coloured(summary: dict | None, attention: bool = False) -> dict | None:
+    """A summary with each shown cell's colour, computed here by the functions the graph's
+    heat maps use (so a value has one colour in every view): attention weights on the
+    absolute 0 -> 1 scale, anything else (values, gradients) on its own symmetric scale."""
+    if summary is None or "rows" not in summary:
+        return summary
+    values = np.array(
+        [[v if isinstance(v, float | int) else np.nan for v in row] for row in summary["rows"]],
+        dtype=np.float64,
+    )
+    finite = values[np.isfinite(values)]
+    scale = float(np.abs(finite).max()) if finite.size else 0.0
+    if attention:
+        colours = [[fmt.weight_colour(v) for v in row] for row in values]
+    else:
+        colours = [[fmt.value_colour(v, scale) for v in row] for row in values]
+    return {**summary, "colours": colours, "attention": attention}
+
+
 # ----------------------------------------------------------------------- recording the pass
 
 
 @dataclasses.dataclass
 class _Recorded:
-    """One BackwardStep, as plain data (its arrays are gone once the step is released)."""
+    """One BackwardStep, as plain data (its arrays are gone once the step is released).
+    `of` says which tensor each array belongs to, so its axes can be labelled once the graph is
+    traced: `data` paths -> "output" or an input position."""
 
     node: Any
     data: dict
     inputs_with_grad: list[int]
     leaf_grads: dict[int, dict]  # id(leaf) -> summary of its .grad after this step
+    of: list[tuple[dict, str | int, bool]]  # (summary, "output" or input position, is a value)
 
 
 def _record_step(step: BackwardStep) -> _Recorded:
@@ -61,6 +85,7 @@ def _record_step(step: BackwardStep) -> _Recorded:
     inputs = []
     with_grad = []
     leaf_grads = {}
+    of: list[tuple[dict, str | int, bool]] = []
     for position, (tensor, grad, needs) in enumerate(
         zip(step.inputs, step.grad_inputs, node.needs_input_grad)
     ):
@@ -69,21 +94,26 @@ def _record_step(step: BackwardStep) -> _Recorded:
         why = None
         if grad is None:
             why = "no gradient: it does not require grad" if not needs else "no gradient"
-        inputs.append(
-            {
-                "label": fmt.label(tensor),
-                "origin": fmt.origin(tensor, needs),
-                "grad": array_summary(grad),
-                "why": why,
-            }
-        )
+        entry = {
+            "label": fmt.label(tensor),
+            "origin": fmt.origin(tensor, needs),
+            "grad": array_summary(grad),
+            "why": why,
+        }
+        inputs.append(entry)
+        of.append((entry, position, False))
         if isinstance(tensor, Tensor) and tensor.grad_fn is None and tensor._grad is not None:
             leaf_grads[id(tensor)] = array_summary(tensor._grad._data)
+    forward = _forward_values(step)
+    of += [(entry, entry.pop("of"), True) for entry in forward if entry["of"] is not None]
+    for entry in forward:
+        entry.pop("of", None)
     data = {
         "index": step.index,
         "op": step.op,
+        "in_place": node.inplace,
         "output": fmt.label(step.output),
-        "forward": _forward_values(step),
+        "forward": forward,
         "scope": node.scope or None,
         "site": node.creation_site,
         "formula": formula(node),
@@ -91,26 +121,69 @@ def _record_step(step: BackwardStep) -> _Recorded:
         "inputs": inputs,
         "explain": step.explain(),
     }
-    return _Recorded(node, data, with_grad, leaf_grads)
+    of.append((data, "output", False))
+    return _Recorded(node, data, with_grad, leaf_grads, of)
 
 
 def _forward_values(step: BackwardStep) -> list[dict]:
     """The forward arrays this op's backward reads (what forward saved), each named by what it
     is when that is known (the op's output, e.g. softmax's y, or one of its inputs, while the
-    program still holds them), else by its shape."""
+    program still holds them), else by its shape. `of`: "output", the input's position, or
+    None (which tensor it is, for its axis labels)."""
     saved = [a for a in step.node._saved or () if isinstance(a, np.ndarray)]
     named = []
     for array in saved:
         text = f"saved for backward: {fmt.shape_text(array.shape, array.dtype)}"
+        of: str | int | None = None
         if _same(array, getattr(step.output, "_data", None)):
-            text = f"output {fmt.label(step.output)}"
+            text, of = f"output {fmt.label(step.output)}", "output"
         else:
             for position, tensor in enumerate(step.inputs):
                 if _same(array, getattr(tensor, "_data", None)):
-                    text = f"input {position}: {fmt.label(tensor)}"
+                    text, of = f"input {position}: {fmt.label(tensor)}", position
                     break
-        named.append({"label": text, "value": array_summary(array)})
+        named.append({"label": text, "value": array_summary(array), "of": of})
     return named
+
+
+def _label_arrays(traced: TracedGraph, axes: AxisLabels, recorded: list[_Recorded]) -> None:
+    """Give every array of the page the labels of its tensor's axes (`rows`/`cols` of its
+    summary) and its colours: attention weights on the absolute scale, the rest on their own
+    symmetric one (`_coloured`), as the graph's heat maps."""
+    op_of = {op.node: op for op in traced.ops}
+    producer = {op.output.id: op.node for op in traced.ops}
+    inputs_of: dict[str, dict[int, str]] = {}
+    for edge in traced.edges:
+        if edge.position is not None:
+            inputs_of.setdefault(edge.dst, {})[edge.position] = edge.src
+    for item in recorded:
+        op = op_of[item.node]
+        for holder, which, is_value in item.of:
+            record = op.output.id if which == "output" else inputs_of[op.id][which]
+            key = "value" if is_value else ("grad_output" if which == "output" else "grad")
+            summary = holder.get(key)
+            if summary is None:
+                continue
+            attention = is_value and makes_attention_weights(producer.get(record))
+            summary = _coloured(summary, attention)
+            rows, cols = _summary_labels(axes, record, summary["shape"])
+            if rows is not None:
+                summary["row_labels"] = list(rows)
+            if cols is not None:
+                summary["col_labels"] = list(cols)
+            holder[key] = summary
+
+
+def _summary_labels(axes: AxisLabels, record: str, shape: list[int]) -> tuple:
+    """The labels of the rows and columns a summary shows (`format.summary`: the last axis
+    across, every other axis folded into the rows)."""
+    per_axis = axes.of(record) if tuple(shape) == axes.shapes.get(record) else ()
+    if not per_axis:
+        return None, None
+    cols = per_axis[-1]
+    leading = [(labels, n) for labels, n in zip(per_axis[:-1], shape[:-1]) if n != 1]
+    rows = leading[0][0] if len(leading) == 1 else None
+    return rows, cols
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -215,13 +288,26 @@ def replay_backward(
     # Drawn from the released graph: its structure, names and shapes are all kept, and the
     # values of tensors still referenced are the same as before backward.
     traced = trace(loss)
-    svg = _svg(traced, options, renderer)
+    axes = AxisLabels(traced, options.axis_labels, "replay_backward")
+    _label_arrays(traced, axes, recorded)
+    svg, legend = _svg(traced, options, renderer)
     sets = _element_sets(traced, options, recorded)
     leaves = [{"name": t.name or f"parameter {i}"} for i, t in enumerate(parameters)]
     position = {id(t): i for i, t in enumerate(parameters)}
+    record_of = {id(r.tensor): r.id for r in traced.tensors if r.kind == "parameter"}
+
+    def leaf_summary(key: int, grad: dict) -> dict:
+        grad = _coloured(grad)
+        if grad is not None and key in record_of:
+            rows, cols = _summary_labels(axes, record_of[key], grad["shape"])
+            grad = {**grad, "row_labels": rows and list(rows), "col_labels": cols and list(cols)}
+        return grad
+
     for step, item in zip(sets["steps"], recorded):
         step["leaves"] = {
-            str(position[key]): grad for key, grad in item.leaf_grads.items() if key in position
+            str(position[key]): leaf_summary(key, grad)
+            for key, grad in item.leaf_grads.items()
+            if key in position
         }
     data = {
         "title": options.title or f"backward of {loss.name or 'the output'}",
@@ -229,13 +315,12 @@ def replay_backward(
         "backward_edges": sets["backward_edges"],
         "root": sets["root"],
         "leaves": leaves,
-        "initial": {str(position[key]): grad for key, grad in before.items()},
-        "axis_labels": {str(size): names for size, names in (options.axis_labels or {}).items()},
+        "initial": {str(position[key]): leaf_summary(key, grad) for key, grad in before.items()},
         "palette": {"negative": fmt.NEGATIVE, "zero": fmt.ZERO, "positive": fmt.POSITIVE},
     }
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(page(svg, data), encoding="utf-8")
+    path.write_text(page(svg, data, legend), encoding="utf-8")
     return ReplayPage(path)
 
 
@@ -246,16 +331,28 @@ class ReplayPage(type(Path())):  # type: ignore[misc]
     def _repr_html_(self) -> str:
         page_text = html.escape(self.read_text(encoding="utf-8"), quote=True)
         return (
-            f'<iframe srcdoc="{page_text}" style="width: 100%; height: 640px; border: 1px solid '
-            '#ddd;" sandbox="allow-scripts"></iframe>'
+            f'<iframe srcdoc="{page_text}" style="display: block; box-sizing: border-box; '
+            'width: 100%; height: 640px; border: 1px solid #ddd;" sandbox="allow-scripts">'
+            "</iframe>"
         )
 
 
-def _svg(traced: TracedGraph, options: DrawOptions, renderer: str) -> str:
+def _svg(traced: TracedGraph, options: DrawOptions, renderer: str) -> tuple[str, str]:
+    """The graph without its legend, and the legend by itself (the page shows it outside the
+    scrolled graph, where it stays in view)."""
     picture = GraphPicture(name="tinygrad_attn", format="svg")
-    fill_graph(picture, traced, options)
-    svg = run_renderer(picture.source, "svg", renderer).decode("utf-8")
-    return svg[svg.index("<svg") :]  # the XML prolog and DOCTYPE have no place inside HTML
+    options = dataclasses.replace(options, title=None)  # the page's header says it already
+    label = fill_graph(picture, traced, options, legend_apart=True).legend
+    legend = GraphPicture(name="legend", format="svg")
+    if label is not None:
+        legend.attr(label=label, labelloc="t", labeljust="l", fontname="Helvetica", fontsize="10")
+    graph = run_renderer(picture.source, "svg", renderer).decode("utf-8")
+    key = run_renderer(legend.source, "svg", renderer).decode("utf-8") if label else ""
+
+    def inline(svg: str) -> str:
+        return svg[svg.index("<svg") :] if svg else ""  # no XML prolog or DOCTYPE inside HTML
+
+    return inline(graph), inline(key)
 
 
 def _parameters(traced: TracedGraph) -> list[Tensor]:
@@ -282,9 +379,10 @@ def asset(name: str) -> str:
     return resources.files(__package__).joinpath("assets", name).read_text(encoding="utf-8")
 
 
-def page(svg: str, data: dict) -> str:
-    """The HTML page: the SVG, the replay data as JSON, and the CSS and script inlined (one
-    file, nothing fetched). The three parts are package data files in `viz/assets/`."""
+def page(svg: str, data: dict, legend: str = "") -> str:
+    """The HTML page: the SVG and its legend, the replay data as JSON, and the CSS and script
+    inlined (one file, nothing fetched). The three parts are package data files in
+    `viz/assets/`."""
     payload = json.dumps(data, separators=(",", ":"), allow_nan=False)
     payload = payload.replace("</", "<\\/")  # a "</script>" inside a string must not end it
     title = html.escape(data["title"])
@@ -293,6 +391,7 @@ def page(svg: str, data: dict) -> str:
         .replace("__TITLE__", title)
         .replace("__CSS__", asset("replay.css"))
         .replace("__SCRIPT__", asset("replay.js"))
+        .replace("__LEGEND__", legend)
         .replace("__SVG__", svg)
         .replace("__DATA__", payload)
     )

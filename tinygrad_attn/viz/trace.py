@@ -202,15 +202,17 @@ def trace(*roots: Any) -> TracedGraph:
         return record
 
     for node in _ops_in_order(root_tensors):
-        inputs = node.inputs
-        sources: list[TensorRecord | None] = []  # one per input; None: an op's output
-        for tensor in inputs:
-            if tensor.grad_fn is not None:
-                sources.append(None)
-            elif _leaf_kind(tensor) == "constant":
-                sources.append(constant_record(tensor, node))
+        # The parents, not the input tensors: a tensor changed in place since has moved on to
+        # a newer node, but this node read what its parent made.
+        parents = node.parents
+        sources: list[TensorRecord] = []  # one per input
+        for parent in parents:
+            if isinstance(parent, Function):
+                sources.append(outputs[parent])
+            elif _leaf_kind(parent) == "constant":
+                sources.append(constant_record(parent, node))
             else:
-                sources.append(leaf_record(tensor))
+                sources.append(leaf_record(parent))
         alive = node.output_ref()
         output = TensorRecord(
             id=f"t{len(graph.tensors)}",
@@ -227,8 +229,7 @@ def trace(*roots: Any) -> TracedGraph:
         graph.tensors.append(output)
         graph.ops.append(op)
         outputs[node] = output
-        for position, (tensor, needs) in enumerate(zip(inputs, node.needs_input_grad)):
-            source = sources[position] or outputs[tensor.grad_fn]
+        for position, (source, needs) in enumerate(zip(sources, node.needs_input_grad)):
             graph.edges.append(Edge(source.id, op.id, bool(needs), position))
         graph.edges.append(Edge(op.id, output.id, True))
 
@@ -241,9 +242,9 @@ def trace(*roots: Any) -> TracedGraph:
     scopes = graph.scopes
     consumers: dict[str, list[str | None]] = {}  # leaf id -> scopes of the ops that read it
     for op in graph.ops:
-        for tensor in op.node.inputs:
-            if tensor.grad_fn is None and id(tensor) in leaves:
-                consumers.setdefault(leaves[id(tensor)].id, []).append(op.scope)
+        for parent in op.node.parents:
+            if not isinstance(parent, Function) and id(parent) in leaves:
+                consumers.setdefault(leaves[id(parent)].id, []).append(op.scope)
     for record in leaves.values():
         record.scope = _leaf_scope(record, scopes, consumers.get(record.id, []))
     return graph

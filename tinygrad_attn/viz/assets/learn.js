@@ -27,12 +27,12 @@
   const mix = (a, b, t) => [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t,
                             a[2] + (b[2] - a[2]) * t];
   // t in [-1, 1]: purple -> white -> orange
-  const signed = (t) => (t < 0 ? mix(ZERO, NEG, Math.min(1, -t)) : mix(ZERO, POS, Math.min(1, t)));
-  // v in [0, 1]: white -> orange
-  const sequential = (v) => mix(ZERO, POS, Math.max(0, Math.min(1, v)));
-  const css = (c) => `rgb(${c[0] | 0},${c[1] | 0},${c[2] | 0})`;
-  const SEQ_CSS = [];  // 0.000 .. 1.000 in 1/1000 steps: attention cells look colours up
-  for (let i = 0; i <= 1000; i++) SEQ_CSS.push(css(sequential(i / 1000)));
+  const signed = (t) => (t < 0 ? mix(ZERO, NEG, Math.min(1, -t)) : mix(ZERO, POS, Math.min(1, t)))
+    .map(Math.round);  // as format.value_colour rounds
+  // Attention weights, 0.000 .. 1.000 in 1/1000 steps: the colours Python's
+  // format.weight_colour gives (the graph's and the replay's), sent with the page.
+  const SEQ_CSS = data.ramp;
+  const STEPS = SEQ_CSS.length - 1;
 
   // ------------------------------------------------------------------ header and slider
   root.querySelector("#tl-title").textContent = data.title;
@@ -41,7 +41,7 @@
   const counter = root.querySelector("#tl-counter");
   const explainLine = root.querySelector("#tl-explain");
   const playButton = root.querySelector("#tl-play");
-  const rescale = root.querySelector("#tl-rescale");
+  const wholeRun = root.querySelector("#tl-whole-run");
   slider.max = String(Math.max(0, N - 1));
 
   // ------------------------------------------------------------------ attention tables
@@ -111,7 +111,7 @@
           td.dataset.v = "";
           continue;
         }
-        td.style.background = SEQ_CSS[Math.round(Math.max(0, Math.min(1, v)) * 1000)];
+        td.style.background = SEQ_CSS[Math.round(Math.max(0, Math.min(1, v)) * STEPS)];
         td.className = v > 0.6 ? "tl-dark" : "";
         if (view.showText) td.textContent = v.toFixed(2);
         td.dataset.v = String(v);
@@ -197,7 +197,7 @@
   const params = data.params.map(buildParam);
   if (!params.length) root.querySelector("#tl-parameters").hidden = true;
 
-  function buildMap(parent, label, labelClass, rows, cols) {
+  function buildMap(parent, label, labelClass, rows, cols, names) {
     const box = el("div", "tl-map");
     const name = el("span", "tl-map-label " + labelClass, label);
     const canvas = el("canvas", "tl-heat");
@@ -207,8 +207,27 @@
     canvas.style.width = cols * cell + "px";
     canvas.style.height = rows * cell + "px";
     const scale = el("span", "tl-scale");
-    box.style.width = Math.max(cols * cell, 110) + 2 + "px";  // the scale's text wraps under it
-    box.append(name, canvas, scale);
+    let picture = canvas;
+    if (names.rows.length && names.cols.length && cell >= 12) {
+      // what the axes are: the rows down the left, the columns across the top
+      picture = el("div", "tl-labelled");
+      picture.appendChild(el("span"));
+      const top = el("div", "tl-cols");
+      for (const c of names.cols) {
+        const th = el("span", "", c);
+        th.style.width = cell + "px";
+        top.appendChild(th);
+      }
+      const left = el("div", "tl-rows");
+      for (const r of names.rows) {
+        const th = el("span", "", r);
+        th.style.height = cell + "px";
+        left.appendChild(th);
+      }
+      picture.append(top, left, canvas);
+    }
+    box.style.minWidth = "110px";  // as wide as the picture (min-content), the text wraps under
+    box.append(name, picture, scale);
     parent.appendChild(box);
     const ctx = canvas.getContext("2d");
     return { canvas, ctx, image: ctx.createImageData(cols, rows), scale, cell };
@@ -223,8 +242,9 @@
     if (p.note) card.appendChild(el("p", "tl-note", p.note));
     const [rows, cols] = p.grid;
     const pair = el("div", "tl-pair");
-    const weight = buildMap(pair, "weight", "", rows, cols);
-    const grad = buildMap(pair, "gradient", "tl-grad-label", rows, cols);
+    const names = { rows: p.rows || [], cols: p.cols || [] };
+    const weight = buildMap(pair, "weight", "", rows, cols, names);
+    const grad = buildMap(pair, "gradient", "tl-grad-label", rows, cols, names);
     card.appendChild(pair);
     const readout = el("p", "tl-readout");
     card.appendChild(readout);
@@ -266,7 +286,9 @@
     if (r < 0 || c < 0 || r >= view.rows || c >= view.cols) return;
     const v = value(view, which, current, r * view.cols + c);
     const what = which === "grad" ? "gradient" : "weight";
-    view.readout.textContent = `${what}[${r}, ${c}] ≈ ${v === null ? "none" : fmt(v)}`;
+    const where = view.p.rows && view.p.rows.length
+      ? `${view.p.rows[r]} ← ${view.p.cols[c]}` : `${r}, ${c}`;
+    view.readout.textContent = `${what}[${where}] ≈ ${v === null ? "none" : fmt(v)}`;
   }
 
   function drawMap(view, which, i) {
@@ -276,7 +298,9 @@
       for (let k = 0; k < n; k++) pixels.set([247, 247, 247, 255], 4 * k);
       map.scale.textContent = which === "grad" ? "no gradient at this step" : "not recorded";
     } else {
-      const ref = rescale.checked ? s || 1 : view.whole[which];
+      // each map on its own symmetric scale, as the graph and the replay draw it; or, on
+      // request, one scale over the whole run (gradients then fade as training converges)
+      const ref = wholeRun.checked ? view.whole[which] : s || 1;
       const codes = view.codes[which], base = i * n, factor = s / 127 / ref;
       for (let k = 0; k < n; k++) {
         const c = signed(codes[base + k] * factor);
@@ -285,7 +309,8 @@
         pixels[4 * k + 2] = c[2];
         pixels[4 * k + 3] = 255;
       }
-      map.scale.textContent = `full colour at ±${fmt(ref)}; largest now ${fmt(s)}`;
+      map.scale.textContent = s === 0 ? "all zero at this step"
+        : `full colour at ±${fmt(ref)}; largest now ${fmt(s)}`;
     }
     map.ctx.putImageData(map.image, 0, 0);
   }
@@ -379,6 +404,19 @@
     return parts.join(" · ");
   }
 
+  // ------------------------------------------------------------------ inside a notebook
+  // In an iframe (Jupyter), say how tall the page is, so the frame can fit it (learn.py's
+  // _repr_html_ listens); nothing is read from the page around it.
+  let toldHeight = 0;
+  function tellHeight() {
+    if (window.parent === window) return;
+    const height = document.documentElement.scrollHeight;
+    if (height === toldHeight) return;
+    toldHeight = height;
+    window.parent.postMessage({ taLearnHeight: height }, "*");
+  }
+  window.addEventListener("resize", tellHeight);
+
   // ------------------------------------------------------------------ drawing one frame
   let current = 0;
   const drawTimes = [];
@@ -402,6 +440,7 @@
                                     `; weight norm ${fmt(view.p.norm[i])}`;
     }
     explainLine.textContent = explain(i);
+    tellHeight();
     const took = performance.now() - t0;
     drawTimes.push(took);
     if (drawTimes.length > 200) drawTimes.shift();
@@ -425,7 +464,7 @@
   }
   playButton.addEventListener("click", () => setPlaying(!timer));
   slider.addEventListener("input", () => draw(Number(slider.value)));
-  rescale.addEventListener("change", () => draw(current));
+  wholeRun.addEventListener("change", () => draw(current));
 
   // Inputs that are not text fields: the page's keys still work while one has focus.
   const CLICKABLE = new Set(["checkbox", "radio", "button", "submit", "reset"]);

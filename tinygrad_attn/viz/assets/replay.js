@@ -13,7 +13,6 @@
   const counter = root.querySelector("#rp-counter");
   const prev = root.querySelector("#rp-prev");
   const next = root.querySelector("#rp-next");
-  const labels = data.axis_labels || {};
   const palette = data.palette;
   const elements = new Map();
   function el(id) {
@@ -93,17 +92,6 @@
     if (v === 0) return "0";
     return size < 1e-3 || size >= 1e4 ? v.toExponential(2) : String(Number(v.toPrecision(3)));
   }
-  function mix(a, b, t) {
-    const ca = [1, 3, 5].map((i) => parseInt(a.slice(i, i + 2), 16));
-    const cb = [1, 3, 5].map((i) => parseInt(b.slice(i, i + 2), 16));
-    return "rgb(" + ca.map((x, i) => Math.round(x + (cb[i] - x) * t)).join(",") + ")";
-  }
-  function colour(v, scale) {
-    // format.value_colour: purple (negative) -> white (zero) -> orange (positive)
-    if (typeof v !== "number" || !(scale > 0)) return palette.zero;
-    const t = Math.min(1, Math.abs(v) / scale);
-    return mix(palette.zero, v > 0 ? palette.positive : palette.negative, t);
-  }
   function shapeText(a) {
     return "(" + a.shape.join(", ") + (a.shape.length === 1 ? "," : "") + ") " + a.dtype;
   }
@@ -123,14 +111,10 @@
     const wrap = h("div", { class: "rp-arr" });
     wrap.append(h("div", { class: "rp-shape" }, shapeText(a) + "   " + statsText(a)));
     if (a.rows) {
-      let biggest = 0;
-      for (const row of a.rows) for (const v of row) {
-        if (typeof v === "number") biggest = Math.max(biggest, Math.abs(v));
-      }
-      const table = h("table");
-      const width = a.rows[0].length;
-      const rowNames = a.rows.length > 1 ? labels[a.rows.length] : undefined;
-      const colNames = labels[width];
+      // colours computed in Python by the graph's own functions: one colour per value
+      const table = h("table", { class: a.attention ? "rp-attention" : "" });
+      const rowNames = a.rows.length > 1 ? a.row_labels : undefined;
+      const colNames = a.col_labels;
       if (colNames) {
         const tr = h("tr", {}, rowNames ? h("th") : null);
         for (const name of colNames) tr.append(h("th", {}, name));
@@ -138,14 +122,15 @@
       }
       a.rows.forEach((row, i) => {
         const tr = h("tr", {}, rowNames ? h("th", {}, rowNames[i]) : null);
-        for (const v of row) {
+        row.forEach((v, j) => {
           const td = h("td", { title: num(v) }, cell(v));
-          td.style.background = colour(v, biggest);
+          td.style.background = a.colours ? a.colours[i][j] : palette.zero;
           tr.append(td);
-        }
+        });
         table.append(tr);
       });
       wrap.append(table);
+      if (a.attention) wrap.append(h("div", { class: "rp-meta" }, "attention weights: white 0 \u2192 orange 1"));
     }
     return wrap;
   }
@@ -183,8 +168,9 @@
       );
     } else {
       const s = steps[k - 1];
-      panel.append(h("h2", { id: "rp-op" }, `${s.op}.backward`),
-        h("div", { class: "rp-meta" }, `step ${s.index} (BackwardStep.index), node ${s.node}` +
+      panel.append(h("h2", { id: "rp-op" }, `${s.op}.backward`));
+      if (s.in_place) panel.append(h("div", { class: "rp-meta" }, `recorded in place: ${s.in_place}`));
+      panel.append(h("div", { class: "rp-meta" }, `step ${s.index} (BackwardStep.index), node ${s.node}` +
           (s.scope ? `, in module ${s.scope}` : "") + (s.site ? `, created at ${s.site}` : "")),
         h("h3", {}, "formula"), h("pre", { id: "rp-formula" }, s.formula));
       if (s.forward.length) {
@@ -217,7 +203,16 @@
     return a.left >= b.left && a.right <= b.right && a.top >= b.top && a.bottom <= b.bottom;
   }
   function reveal(e, frame) {
-    if (e && !visible(e, frame)) e.scrollIntoView({ block: "nearest", inline: "center" });
+    // only the graph scrolls (never the page), and no further than needed
+    if (!e || visible(e, frame)) return;
+    const a = e.getBoundingClientRect();
+    const b = frame.getBoundingClientRect();
+    let dx = 0, dy = 0;
+    if (a.left < b.left) dx = a.left - b.left - 20;
+    else if (a.right > b.right) dx = Math.min(a.right - b.right + 20, a.left - b.left - 20);
+    if (a.top < b.top) dy = a.top - b.top - 20;
+    else if (a.bottom > b.bottom) dy = Math.min(a.bottom - b.bottom + 20, a.top - b.top - 20);
+    frame.scrollBy(dx, dy);
   }
   function go(k) {
     k = Math.max(0, Math.min(total, k));
@@ -236,11 +231,11 @@
     prev.disabled = current === 0;
     next.disabled = current === total;
     render(current);
+    panel.scrollTop = 0;  // the step's op and formula first; the parameters below
     if (current > 0) {
       const s = steps[current - 1];
       for (const id of s.params) reveal(el(id), graph);  // the parameter it updates ...
       reveal(el(s.node), graph);  // ... and, first of all, the op itself
-      reveal(panel.querySelector(".rp-leaf.rp-fresh"), panel);
     } else {
       graph.scrollTo(0, 0);  // the start of the picture: its legend, X, the parameters
     }

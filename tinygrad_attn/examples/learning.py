@@ -3,20 +3,21 @@
 Each function below is an ordinary training loop with a `Recorder` beside it (the way a user
 would record their own loop), and returns the recorder:
 
-- `record_article_head`: the README walkthrough: the article's head (`nn.SelfAttention(5)`)
-  trained with Adam for 150 steps to read "orange" as a fruit in "The earth is like an orange"
-  and as a colour in "Orange is a bright color";
-- `record_orange_classifier`: demo 2's classifier (Embedding -> SelfAttention -> Linear read at
-  "orange") on generated sentences, with two probe sentences drawn each frame;
-- `record_transformer`: demo 3's causal transformer learning to reverse digits, with one probe
-  sequence's attention per layer and head.
+- `record_article_head`: the README walkthrough: the article's head (`article.new_head`)
+  trained with Adam (`article.train_article_head`'s settings) to read "orange" as the fruit in
+  "The earth is like an orange", as the colour in "Orange is a bright color", and as neither
+  alone;
+- `record_orange_classifier`: demo 2's classifier (orange.py) on generated sentences, with two
+  probe sentences drawn each frame;
+- `record_transformer`: demo 3's causal transformer (digits.py) learning to reverse digits,
+  with one probe sequence's attention per layer and head.
 
 Frame `s` shows the state at the start of step `s`: the parameters after `s` updates, the
 attention and loss of that forward pass, and the gradients the optimizer is about to apply.
 The last frame (step == steps) is the trained model.
 
 `main(out_dir, model)` is the command. This module trains small models and records them; the
-library never imports it.
+library never imports it (the pictures draw; they do not train).
 """
 
 from __future__ import annotations
@@ -32,48 +33,57 @@ from pathlib import Path
 import numpy as np
 
 from .. import functional as F
-from .. import manual_seed, nn, no_grad, optim
-from ..examples import FEATURES, SENTENCES, sense_loss, tokenize
-from .learn import LearningPage
-from .learn_models import (
-    SENSE_NAMES,
-    SEPARATOR,
-    VOCAB,
-    OrangeSenseModel,
-    TinyTransformer,
-    orange_sentences,
-    reverse_examples,
+from .. import manual_seed, no_grad, optim
+from ..viz.learn import LearningPage
+from ..viz.record import Recorder
+from .article import (
+    FEATURES,
+    LR,
+    QK_DIMS,
+    SENTENCES,
+    STEPS,
+    TRAINING,
+    new_head,
+    sense_loss,
+    tokenize,
 )
-from .record import Recorder
+from .digits import SEPARATOR, TinyTransformer, reverse_examples
+from .orange import SENSE_NAMES, VOCAB, OrangeSenseModel, orange_sentences
 
 MODELS = ("head", "classifier", "transformer")
 
 
 # ------------------------------------------------------------------ 1. the article's head
-def record_article_head(steps: int = 150, lr: float = 0.05, seed: int = 0) -> Recorder:
+def record_article_head(steps: int = STEPS, lr: float = LR, seed: int = 0) -> Recorder:
     """The README walkthrough's training, recorded at every step."""
-    manual_seed(seed)
-    head = nn.SelfAttention(len(FEATURES))
+    head = new_head(seed)
     opt = optim.Adam(head.parameters(), lr=lr)
     rec = Recorder(every=1, max_frames=200, title="The article's attention head learning")
     for sentence in SENTENCES:
         rec.label(sentence, tokenize(sentence))
-    rec.note("query.weight", "Q = X Wqᵀ: what each word looks for")
-    rec.note("key.weight", "K = X Wkᵀ: what each word offers to be found by")
-    rec.note("value.weight", "V = X Wvᵀ: what each word passes on when attended to")
+    # a Linear weight: a row per output feature, a column per input feature (X's)
+    rec.label("query.weight", QK_DIMS, FEATURES)
+    rec.label("key.weight", QK_DIMS, FEATURES)
+    rec.label("value.weight", FEATURES, FEATURES)
+    rec.note("query.weight", "Q = X Wqᵀ: what each word looks for (rows d1…d5: Q's columns)")
+    rec.note("key.weight", "K = X Wkᵀ: what each word offers to be found by (rows: K's columns)")
+    rec.note("value.weight", "V = X Wvᵀ: what each word passes on (starts at zero)")
     for step in range(steps + 1):
         opt.zero_grad()
-        first = sense_loss(head, SENTENCES[0])  # "orange" should come out as fruit
-        first_weights = head.attn_weights  # (T, T) of the first sentence
-        second = sense_loss(head, SENTENCES[1])  # ... and as colour here
-        loss = first + second
+        parts, tables = {}, {}
+        for sentence in TRAINING:  # training_loss, one sentence at a time: each table is kept
+            parts[sentence] = sense_loss(head, sentence)
+            tables[sentence] = head.attn_weights  # (T, T)
+        loss = parts[TRAINING[0]]
+        for sentence in TRAINING[1:]:
+            loss = loss + parts[sentence]
         loss.backward()
         rec.record(
             step,
             loss=loss,
-            attention={SENTENCES[0]: first_weights, SENTENCES[1]: head.attn_weights},
+            attention={sentence: tables[sentence] for sentence in SENTENCES},
             params=head.named_parameters(),
-            values={f"loss on “{SENTENCES[0]}”": first, f"loss on “{SENTENCES[1]}”": second},
+            values={f"loss on “{sentence}”": parts[sentence] for sentence in TRAINING},
             force=step == steps,
         )
         if step < steps:  # the last frame only looks at the trained head
@@ -207,14 +217,8 @@ def record_transformer(
 
 # ------------------------------------------------------------------ the command
 DESCRIPTIONS = {
-    "head": (
-        "The article's single attention head, softmax(Q Kᵀ / √d) V, trained with Adam to make "
-        "“orange” come out as a fruit in the first sentence and as a colour in the second. "
-        "Watch the “orange” rows: at first it attends almost evenly; by the end it looks at "
-        "“earth” in the first sentence. Gradients shrink as the loss falls."
-    ),
     "classifier": (
-        "Demo 2: Embedding → one attention head → Linear, reading only the attention output at "
+        "Demo 2: Embedding → one attention head → Linear, reading only the head's output at "
         "“orange”. Since “orange” has one embedding, the model can tell fruit from colour only "
         "by attending to the context word (“ate”, “sweet” … or “wear”, “shirt” …)."
     ),
@@ -224,6 +228,31 @@ DESCRIPTIONS = {
         "watch the anti-diagonal appear in one of the heads."
     ),
 }
+
+
+def orange_looks(rec: Recorder, frame: int = -1) -> tuple[float, float]:
+    """The weight "orange" gives "earth" in the first sentence, and "bright" + "color" in the
+    second, at a frame of the article head's run."""
+    first, second = (rec.frames[frame].attention[s] for s in SENTENCES)  # (T, T) each
+    one, two = tokenize(SENTENCES[0]), tokenize(SENTENCES[1])
+    earth = float(first[one.index("orange"), one.index("earth")])
+    context = second[two.index("orange"), [two.index("bright"), two.index("color")]]
+    return earth, float(context.sum())
+
+
+def describe_head_run(rec: Recorder) -> str:
+    """What the article head's page shows, with the run's own numbers."""
+    earth, context = orange_looks(rec)
+    last = rec.frames[-1]
+    return (
+        "The article's single attention head, softmax(Q Kᵀ / √d) V, trained with Adam: "
+        "“orange” should come out as the fruit (and not the colour) in the first sentence, as "
+        "the colour in the second, and as neither on its own. value.weight starts at zero, so "
+        "at step 0 every word attends about evenly and only value.weight has a gradient. Once "
+        "V passes something on, the “orange” rows move to the context: by step "
+        f"{last.step} “orange” gives “earth” {earth:.2f} in the first sentence and “bright” + "
+        f"“color” {context:.2f} in the second; the loss is {last.loss:.1g}."
+    )
 
 
 def record(model: str) -> Recorder:
@@ -242,7 +271,8 @@ def learning_page(model: str = "head") -> LearningPage:
     """Train `model`, record it, and return its page."""
     rec = record(model)
     focus = None if model == "transformer" else "orange"
-    return rec.page(focus=focus, description=DESCRIPTIONS[model])
+    description = describe_head_run(rec) if model == "head" else DESCRIPTIONS[model]
+    return rec.page(focus=focus, description=description)
 
 
 def openblas_threads() -> tuple[Callable[[], int] | None, Callable[[int], None] | None]:
@@ -307,4 +337,6 @@ __all__ = [
     "record_orange_classifier",
     "record_transformer",
     "transformer_attention",
+    "describe_head_run",
+    "orange_looks",
 ]
