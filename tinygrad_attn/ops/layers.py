@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..function import Function
+from ..higher_order import composite_backward
 from ..state import is_grad_enabled
 from ._erf import ERFC_POLY, erfc_into
 from ._util import BLOCK, blockwise, frozen, row_sums
@@ -31,7 +32,10 @@ _GELU_CUBIC = 0.044715
 
 
 def _column_sums(a: np.ndarray) -> np.ndarray:
-    """a.sum(axis=0) of a 2-D array, as a vector-matrix product (see `_util.row_sums`)."""
+    """a.sum(axis=0) of a 2-D array, as a vector-matrix product (see `_util.row_sums`); of a
+    Tensor (in backward_graph), a Sum node."""
+    if not isinstance(a, np.ndarray):
+        return a.sum(0)
     return np.ones(a.shape[0], dtype=a.dtype) @ a  # (D,)
 
 
@@ -42,6 +46,8 @@ def _square(x: np.ndarray) -> np.ndarray:
 
 class Linear(Function):
     """out = x @ W^T + b;  dx = dout @ W,  dW = dout^T @ x,  db = sum of dout over rows"""
+
+    saved_as = (0, 1)  # (backward_graph: see higher_order.py)
 
     @staticmethod
     def forward(ctx, x, weight, *bias):
@@ -103,8 +109,7 @@ class LayerNorm(Function):
                 out += bias
         else:
             out = x_hat + bias if bias is not None else x_hat.copy()  # (N, D)
-        ctx.has_weight = has_weight
-        ctx.features = features
+        ctx.has_weight, ctx.features, ctx.eps, ctx.shape = has_weight, features, eps, x.shape
         ctx.save_for_backward(x_hat, frozen(inv_std), *affine[:has_weight])
         return out.reshape(x.shape)  # (..., *features)
 
@@ -125,6 +130,25 @@ class LayerNorm(Function):
         if grad_b is not None:
             grads[-1] = grad_b.reshape(ctx.features)  # (*features)
         return tuple(grads)
+
+    @staticmethod
+    def backward_graph(ctx, grad_out):
+        # The composed layer norm, differentiated as a graph, at x - mean(x) (= x_hat * std,
+        # what was saved): a layer norm does not change when a row is shifted, nor does any
+        # of its derivatives. The bias's value does not reach any gradient (zeros stand in).
+        x_hat, inv_std, *weight = ctx.saved_tensors
+        centred = (x_hat / inv_std).reshape(ctx.shape)  # (..., *features)
+        has_bias = len(ctx.needs_input_grad) > 1 + ctx.has_weight
+        bias = (np.zeros(ctx.features, x_hat.dtype),) if has_bias else ()
+
+        def layer_norm(x, *affine):
+            from ..functional import layer_norm_composed
+
+            w = affine[0] if ctx.has_weight else None
+            b = affine[-1] if has_bias else None
+            return layer_norm_composed(x, ctx.features, w, b, ctx.eps)
+
+        return composite_backward(ctx, grad_out, layer_norm, (centred, *weight, *bias))
 
 
 def _layer_norm_grads(
@@ -175,13 +199,13 @@ class GELU(Function):
         if approximate == "tanh":  # in cache-sized blocks, each pass in place (_util.blockwise)
             if is_grad_enabled():
                 out, slope = blockwise(_gelu_tanh_and_slope, x, outputs=2, scratch=2)
-                ctx.save_for_backward(frozen(slope))
+                ctx.save_for_backward(frozen(slope), x)
             else:
                 (out,) = blockwise(_gelu_tanh, x, outputs=1, scratch=1)
         elif approximate == "none" and x.dtype == np.float32:  # (float64: math.erf, below)
             out, slope = blockwise(_gelu_erf_float32, x, outputs=2, scratch=3)
             if is_grad_enabled():
-                ctx.save_for_backward(frozen(slope))
+                ctx.save_for_backward(frozen(slope), x)
         elif approximate == "none":
             square = _square(x)  # (x.shape)
             # NumPy has no erf; math.erf per element is exact, which gradcheck needs.
@@ -196,7 +220,7 @@ class GELU(Function):
                 slope *= _INV_SQRT_2PI
                 slope *= x  # x * phi(x)
                 slope += cdf
-                ctx.save_for_backward(frozen(slope))
+                ctx.save_for_backward(frozen(slope), x)
         else:
             raise ValueError(f"GELU: approximate must be 'none' or 'tanh', got {approximate!r}")
         ctx.approximate = approximate
@@ -204,8 +228,19 @@ class GELU(Function):
 
     @staticmethod
     def backward(ctx, grad_out):
-        (slope,) = ctx.saved_tensors  # dout/dx, from forward
+        slope, _ = ctx.saved_tensors  # dout/dx, from forward (and x, for backward_graph)
         return (grad_out * slope,)
+
+    @staticmethod
+    def backward_graph(ctx, grad_out):
+        _, x = ctx.saved_tensors  # the composed GELU, differentiated as a graph
+
+        def gelu(x):
+            from ..functional import gelu_composed
+
+            return gelu_composed(x, ctx.approximate)
+
+        return composite_backward(ctx, grad_out, gelu, (x,))
 
 
 _HALF_ERFC_POLY = [c / 2 for c in ERFC_POLY]  # (erfc / 2: the normal cdf's tail)
