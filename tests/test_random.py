@@ -84,3 +84,43 @@ def test_generator_errors():
         ta.Generator(device="cuda")
     with pytest.raises(TypeError, match="randperm: generator must be a ta.Generator"):
         ta.randperm(3, generator=np.random.default_rng(0))
+
+
+def test_rng_state_round_trips_for_the_global_stream_and_a_generator():
+    """A checkpoint's idiom: keep get_rng_state(), draw, restore, draw the same numbers again."""
+    ta.manual_seed(3)
+    state = ta.get_rng_state()
+    assert state.dtype == ta.uint8 and state.shape == (37,)
+    first = ta.randn(4).numpy().copy()
+    ta.set_rng_state(state)
+    np.testing.assert_array_equal(ta.randn(4).numpy(), first)
+    g = ta.Generator().manual_seed(5)
+    saved = g.get_state()
+    order = ta.randperm(7, generator=g).tolist()
+    assert g.set_state(saved) is g
+    assert ta.randperm(7, generator=g).tolist() == order
+
+
+def test_rng_state_survives_save_and_load(tmp_path):
+    ta.manual_seed(11)
+    ta.save({"rng": ta.get_rng_state()}, tmp_path / "ckpt.pt")
+    expected = ta.rand(3).numpy().copy()
+    ta.manual_seed(99)
+    ta.set_rng_state(ta.load(tmp_path / "ckpt.pt")["rng"])
+    np.testing.assert_array_equal(ta.rand(3).numpy(), expected)
+
+
+def test_fork_rng_puts_the_global_stream_back():
+    ta.manual_seed(0)
+    with ta.random.fork_rng():
+        ta.randn(10)
+    after = ta.randn(2).numpy().copy()
+    ta.manual_seed(0)
+    np.testing.assert_array_equal(ta.randn(2).numpy(), after)
+
+
+def test_a_pytorch_rng_state_is_refused_with_the_reason():
+    with pytest.raises(ValueError, match="PyTorch's own state has 5056.*PCG64"):
+        ta.set_rng_state(ta.zeros(5056, dtype=ta.uint8))
+    with pytest.raises(ValueError, match="37 bytes"):
+        ta.Generator().set_state(ta.zeros(37, dtype=ta.float32))

@@ -63,7 +63,7 @@ from .creation import (  # noqa: F401  (PyTorch spellings; ta.tensor: the functi
 from .debug import AnomalyError, detect_anomaly
 from .engine import BackwardStep
 from .function import Function
-from .random import Generator
+from .random import Generator, get_rng_state, set_rng_state  # noqa: F401
 from .runtime import (  # noqa: F401  (torch.compile and the precision switches)
     compile,
     get_float32_matmul_precision,
