@@ -906,7 +906,7 @@ AREAS = [
     ("backward loop (engine.py: sort, loop, accumulate)", "engine.py"),
     ("op forward/backward bodies (ops/; incl. NumPy operators and ufuncs they call)", "ops/"),
     ("Tensor methods (tensor.py)", "tensor.py"),
-    ("functional composites (functional.py)", "functional.py"),
+    ("functional composites (functional/)", "functional/"),
     ("modules (nn/: __call__, checks, forward)", "nn/"),
     ("optimizer (optim.py)", "optim.py"),
 ]

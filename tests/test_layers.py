@@ -1,7 +1,7 @@
 """The fused layer ops (ops/layers.py): Linear, LayerNorm, GELU, CrossEntropy.
 
 Each is checked against central differences in float64 and against its composed twin in
-functional.py; cross-entropy's PyTorch options against values PyTorch 2.13 computed; the tiny
+functional/; cross-entropy's PyTorch options against values PyTorch 2.13 computed; the tiny
 training step of the benchmark records at most 90 nodes.
 """
 

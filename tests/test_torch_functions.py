@@ -1,5 +1,5 @@
 """PyTorch's `torch.*` functions and the functional forms added for carried-over PyTorch code
-(torch_functions.py, functional_more.py): the numbers PyTorch 2.13 gives for a small fixed
+(torch_functions.py, functional/): the numbers PyTorch 2.13 gives for a small fixed
 input (float64), written in, so no torch is needed; the errors; and the flags PyTorch code
 passes (inplace=, padding_idx=). tests/test_ops.py gradient-checks each of them."""
 

@@ -113,7 +113,7 @@ class ReduceMethods:
 
     def logsumexp(self, dim: Any, keepdim: bool = False) -> Any:
         """log(sum(exp(x))) over `dim`, without overflow (F.logsumexp); gradient: softmax."""
-        from .functional_more import logsumexp  # (it imports this module: read when called)
+        from .functional import logsumexp  # (it imports this module: read when called)
 
         return logsumexp(self, dim, keepdim)
 

@@ -4,8 +4,11 @@ Each layer names its parameters by their path from the outermost module as soon 
 assigned (`blocks.0.attn.q_proj.weight`), so graphs and error messages say which is which.
 """
 
-from .. import functional  # `from torch.nn import functional as F` carries over
-from . import init, utils
+from . import (
+    functional,  # `import torch.nn.functional as F` carries over (issue 27)
+    init,
+    utils,
+)
 from .activation import GELU, Dropout, ReLU
 from .attention import MultiHeadAttention, SelfAttention
 from .embedding import Embedding

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .. import functional as F
 from ..creation import ones, zeros
+from ..functional.normalization import normalized_shape_tuple
 from ..ops.layers import LayerNorm as LayerNormOp
 from ..tensor import Tensor
 from .module import Module, check_size
@@ -26,7 +26,7 @@ class LayerNorm(Module):
         bias: bool = True,
     ) -> None:
         super().__init__()
-        shape = F.normalized_shape_tuple("LayerNorm", normalized_shape)
+        shape = normalized_shape_tuple("LayerNorm", normalized_shape)
         check_size(self, **{f"normalized_shape[{i}]": n for i, n in enumerate(shape)})
         self.normalized_shape = shape
         self.eps = eps

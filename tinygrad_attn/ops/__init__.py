@@ -27,10 +27,11 @@ from .elementwise import (
     Sub,
     Tanh,
 )
+from .extremes import Max, Min
 from .matmul import Einsum, MatMul
 from .movement import Concatenate, GetItem, MaskedFill, Reshape, Stack, Transpose, Where
-from .reduce import Max, Mean, Sum, Var
-from .reduce_more import Cumsum, Min, Norm, Prod
+from .reduce import Mean, Norm, Prod, Sum, Var
+from .scan import Cumsum
 from .shape import BroadcastTo, Cast, Clone, Flip, Pad, Roll, Tile
 from .softmax import LogSoftmax, Softmax
 from .unary import Clip, Cos, Elu, Expm1, LeakyRelu, Log1p, Maximum, Minimum, Sin, Softplus

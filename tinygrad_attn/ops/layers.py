@@ -2,11 +2,11 @@
 
 Each of these is one step of the maths that the primitive ops would spell as several nodes
 (`Linear` as MatMul + Transpose + Add, LayerNorm as a dozen): one node here, with the gradient
-derived by hand and checked in float64 like every other op. `functional.py` keeps the composed
+derived by hand and checked in float64 like every other op. `functional/` keeps the composed
 forms (`linear_composed`, `layer_norm_composed`, `gelu_composed`, `cross_entropy_composed`) for
 reading and drawing.
 
-Argument checking with user-facing messages happens in `functional.py`; these ops only guard
+Argument checking with user-facing messages happens in `functional/`; these ops only guard
 what would otherwise fail deep inside NumPy. Arrays an op computes and saves are made read-only
 here (rule 1 of function.py's note), so saving them costs no lock.
 """

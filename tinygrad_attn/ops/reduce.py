@@ -1,7 +1,9 @@
-"""Reductions over axes: sum, mean, max, var (NumPy's `axis` / `keepdims`).
+"""Reductions over axes to a value per group: sum, mean, prod, var and the p-norm (NumPy's
+`axis` / `keepdims`; the Tensor methods give them PyTorch's spellings).
 
 Each backward spreads the incoming gradient back over the reduced axes (`expand_reduced`):
-that is the reduction's own calculus, not un-broadcasting, which only the engine does.
+that is the reduction's own calculus, not un-broadcasting, which only the engine does. The
+extremes (max, min) are in extremes.py, running sums in scan.py.
 """
 
 from __future__ import annotations
@@ -51,45 +53,30 @@ class Mean(Function):
         return (expand_reduced(grad_out / count, ctx.axes, ctx.keepdims, ctx.input_shape),)
 
 
-def extreme_forward(ctx, a, pick, name: str, axis, keepdims: bool) -> np.ndarray:
-    """The forward of Max and Min (`pick` is np.max or np.min): the extreme over `axis`, and
-    which elements attain it. NaN counts as the extreme of its row and gets its gradient, as
-    in PyTorch; an empty reduced axis has no extreme and is refused."""
-    ctx.axes = normalize_axes(axis, a.ndim, name, a.shape)
-    for ax in ctx.axes:
-        if a.shape[ax] == 0:
-            raise ValueError(
-                f"{name}: axis {ax} of shape {a.shape} has no elements, so it has no "
-                f"{name.lower()} (NumPy and PyTorch refuse too); reduce over other axes, or "
-                "check the shape"
-            )
-    ctx.keepdims = keepdims
-    out = pick(a, axis=ctx.axes, keepdims=True)
-    hit = a == out  # (shape of a), True at every tied extreme
-    if a.dtype.kind == "f" and np.isnan(out).any():
-        hit |= np.isnan(a)  # NaN is the extreme of its row, and gets its gradient (PyTorch)
-    ctx.save_for_backward(frozen(hit), frozen(hit.sum(axis=ctx.axes, keepdims=True)))
-    return out if keepdims else np.squeeze(out, axis=ctx.axes)
-
-
-def extreme_backward(ctx, grad_out: np.ndarray) -> tuple:
-    """The backward of Max and Min: the gradient split evenly among the tied extremes."""
-    hit, count = ctx.saved_tensors
-    if not ctx.keepdims:
-        grad_out = np.expand_dims(grad_out, ctx.axes)
-    return (hit * (grad_out / count),)
-
-
-class Max(Function):
-    """out = max(a, axis);  da = dout / k at the k elements equal to the max, else 0 (ties split)"""
+class Prod(Function):
+    """out = prod(a, axis);  da_i = dout * (product of the other elements), from prefix and
+    suffix products so that zeros give the exact gradient (no division by a)"""
 
     @staticmethod
     def forward(ctx, a, axis=None, keepdims=False):
-        return extreme_forward(ctx, a, np.max, "Max", axis, keepdims)
+        ctx.axes = normalize_axes(axis, a.ndim, "Prod", a.shape)
+        ctx.keepdims = keepdims
+        ctx.shape = a.shape
+        ctx.save_for_backward(a)
+        return np.prod(a, axis=ctx.axes, keepdims=keepdims)
 
     @staticmethod
     def backward(ctx, grad_out):
-        return extreme_backward(ctx, grad_out)
+        (a,) = ctx.saved_tensors
+        kept = [i for i in range(a.ndim) if i not in ctx.axes]
+        moved = np.transpose(a, kept + list(ctx.axes))  # (kept..., reduced...)
+        flat = moved.reshape(*moved.shape[: len(kept)], -1)  # (kept..., N)
+        ones = np.ones(flat.shape[:-1] + (1,), dtype=a.dtype)
+        before = np.cumprod(np.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
+        after = np.cumprod(np.concatenate([ones, flat[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+        others = (before * after).reshape(moved.shape)  # product of all but each element
+        others = np.transpose(others, np.argsort(kept + list(ctx.axes)))  # a's shape
+        return (expand_reduced(grad_out, ctx.axes, ctx.keepdims, ctx.shape) * others,)
 
 
 class Var(Function):
@@ -129,3 +116,34 @@ class Var(Function):
             return (spread * centered * (2 / ctx.divisor),)
         with np.errstate(divide="ignore", invalid="ignore"):
             return (spread * centered * np.inf,)  # 2 / 0
+
+
+class Norm(Function):
+    """out = (sum |a|^p)^(1/p) over axis (p finite and > 0);  da = dout * sign(a) |a|^(p-1) /
+    out^(p-1), and 0 where out is 0 (PyTorch's subgradient: no NaN at the zero vector)"""
+
+    @staticmethod
+    def forward(ctx, a, p=2, axis=None, keepdims=False):
+        a = float_input(a)
+        ctx.p, ctx.keepdims = p, keepdims
+        ctx.axes = normalize_axes(axis, a.ndim, "Norm", a.shape)
+        if p == 2:
+            out = np.sqrt(np.sum(a * a, axis=ctx.axes, keepdims=True))
+        else:
+            out = np.sum(np.abs(a) ** p, axis=ctx.axes, keepdims=True) ** (1 / p)
+        ctx.save_for_backward(a, frozen(out))
+        return out if keepdims else np.squeeze(out, axis=ctx.axes)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        a, out = ctx.saved_tensors
+        if not ctx.keepdims:
+            grad_out = np.expand_dims(grad_out, ctx.axes)
+        safe = np.where(out == 0, 1, out)  # a zero norm: every element 0, where the slope is 0
+        scale = grad_out / (safe if ctx.p == 2 else safe ** (ctx.p - 1))
+        if ctx.p == 2:
+            return (scale * a,)
+        with np.errstate(divide="ignore", invalid="ignore"):  # p < 1 at a 0: set to 0 below
+            slope = np.sign(a) * np.abs(a) ** (ctx.p - 1)
+        slope[a == 0] = 0
+        return (scale * slope,)

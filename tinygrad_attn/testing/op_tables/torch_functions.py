@@ -1,6 +1,6 @@
 """Op-table rows for PyTorch's `torch.*` functions that are more than a Tensor method under
 another name (`torch_functions.py`: einsum, bmm, outer, addmm, sort, logsumexp) and for the
-functional forms of `functional_more.py` (losses, normalize, cosine similarity, pad,
+functional forms of `functional/` (losses, normalize, cosine similarity, pad,
 embedding). Each reference is written in NumPy.
 
 Test data only: nothing here checks or changes an op.
