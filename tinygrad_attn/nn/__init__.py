@@ -11,6 +11,7 @@ from . import (
 )
 from .activation import GELU, Dropout, ReLU
 from .attention import MultiHeadAttention, SelfAttention
+from .containers import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .embedding import Embedding
 from .linear import Linear
 from .loss import (
@@ -22,16 +23,9 @@ from .loss import (
     NLLLoss,
     SmoothL1Loss,
 )
-from .module import (
-    IncompatibleKeys,
-    Module,
-    ModuleDict,
-    ModuleList,
-    Parameter,
-    Sequential,
-    functional_call,
-)
+from .module import IncompatibleKeys, Module, functional_call
 from .norm import LayerNorm
+from .parameter import Buffer, Parameter
 from .pointwise import (
     ELU,
     Flatten,
@@ -57,6 +51,7 @@ from .transformer import TransformerBlock
 
 __all__ = [
     "BCELoss",
+    "Buffer",
     "BCEWithLogitsLoss",
     "CrossEntropyLoss",
     "Flatten",
@@ -81,6 +76,8 @@ __all__ = [
     "MultiHeadAttention",
     "MultiheadAttention",
     "Parameter",
+    "ParameterDict",
+    "ParameterList",
     "ReLU",
     "SelfAttention",
     "Sequential",

@@ -11,6 +11,7 @@ from ..creation import from_numpy
 from ..state import get_default_dtype, get_rng
 from ..tensor import Tensor
 from .module import Module, check_size
+from .parameter import Parameter
 
 
 class Embedding(Module):
@@ -35,7 +36,7 @@ class Embedding(Module):
         table = get_rng().standard_normal((num_embeddings, embedding_dim))
         if self.padding_idx is not None:
             table[self.padding_idx] = 0
-        self.weight = from_numpy(table.astype(get_default_dtype()), requires_grad=True)  # (N, D)
+        self.weight = Parameter(from_numpy(table.astype(get_default_dtype())))  # (N, D)
 
     def forward(self, indices: Any) -> Tensor:
         ids = np.asarray(indices._data if isinstance(indices, Tensor) else indices)

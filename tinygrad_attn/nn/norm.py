@@ -9,6 +9,7 @@ from ..functional.normalization import normalized_shape_tuple
 from ..ops.layers import LayerNorm as LayerNormOp
 from ..tensor import Tensor
 from .module import Module, check_size
+from .parameter import Parameter
 
 
 class LayerNorm(Module):
@@ -31,8 +32,8 @@ class LayerNorm(Module):
         self.normalized_shape = shape
         self.eps = eps
         self.elementwise_affine = bool(elementwise_affine)
-        self.weight = ones(shape, requires_grad=True) if elementwise_affine else None
-        self.bias = zeros(shape, requires_grad=True) if elementwise_affine and bias else None
+        self.weight = Parameter(ones(shape)) if elementwise_affine else None
+        self.bias = Parameter(zeros(shape)) if elementwise_affine and bias else None
 
     def forward(self, x: Tensor) -> Tensor:
         k = len(self.normalized_shape)
