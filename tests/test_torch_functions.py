@@ -180,8 +180,10 @@ def test_pytorch_flags_carry_over_inplace_and_padding_idx():
     x = ta.tensor([-1.0, 2.0], requires_grad=True)
     y = x * 1
     for out in (F.relu(y, inplace=True), nn.ReLU(inplace=True)(y), F.dropout(y, 0.0, inplace=True)):
-        assert out.requires_grad
-    np.testing.assert_array_equal(y.numpy(), [-1.0, 2.0])  # computed out of place (documented)
+        assert out is y and out.requires_grad  # written in place, as PyTorch
+    np.testing.assert_array_equal(y.numpy(), [0.0, 2.0])
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 1.0])
     assert repr(nn.ReLU(inplace=True)) == "ReLU(inplace=True)"
     table = nn.Embedding(4, 3, padding_idx=-4)
     assert table.padding_idx == 0 and not table.weight.numpy()[0].any()  # starts at zeros

@@ -41,7 +41,7 @@ from .losses import (
     mse_loss,
     smooth_l1_loss,
 )
-from .normalization import layer_norm, layer_norm_composed, normalize
+from .normalization import layer_norm, layer_norm_composed, normalize, rms_norm
 from .padding import pad
 from .reductions import logsumexp
 
@@ -73,6 +73,7 @@ __all__ = [
     "one_hot",
     "pad",
     "relu",
+    "rms_norm",
     "scaled_dot_product_attention",
     "sigmoid",
     "silu",

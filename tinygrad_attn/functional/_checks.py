@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from .. import ops  # noqa: F401  (before tensor: the package's import cycle closes in ops)
+from ..errors import DTypeError
 from ..tensor import Tensor
 
 
@@ -25,7 +26,7 @@ def _tensor(x: Any, fn: str, what: str = "input") -> Tensor:
 
 def _check_float(x: Tensor, fn: str, what: str = "input") -> None:
     if x.dtype.kind != "f":
-        raise TypeError(
+        raise DTypeError(
             f"{fn}: {what} must be a float tensor, got dtype {x.dtype}; convert it first "
             "(e.g. Tensor(x.numpy(), dtype=np.float32))"
         )

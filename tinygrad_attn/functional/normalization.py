@@ -1,5 +1,6 @@
 """Normalisation: `layer_norm` (one fused node, `ops.layers.LayerNorm`; `layer_norm_composed`
-its steps) and `normalize` (unit vectors along a dim). No backward code here."""
+its steps), `rms_norm` (Tensor ops) and `normalize` (unit vectors along a dim). No backward code
+here."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ShapeError
 from ..ops.layers import LayerNorm
 from ..tensor import Tensor
 from ._checks import _check_float, _tensor
@@ -44,13 +46,32 @@ def layer_norm_composed(
     )
     axes = tuple(range(-len(shape), 0))
     mean = x.mean(axis=axes, keepdims=True)  # (..., 1, ..., 1)
-    var = x.var(axis=axes, keepdims=True)  # (..., 1, ..., 1)
+    var = x.var(dim=axes, keepdim=True, correction=0)  # (..., 1, ..., 1), biased
     out = (x - mean) / (var + eps).sqrt()
     if weight is not None:
         out = out * weight
     if bias is not None:
         out = out + bias
     return out
+
+
+def rms_norm(
+    input: Tensor,
+    normalized_shape: int | Sequence[int],
+    weight: Tensor | None = None,
+    eps: float | None = None,
+) -> Tensor:
+    """x / sqrt(mean(x^2) + eps) over the trailing `normalized_shape` axes, then `* weight` if
+    given, as PyTorch's `F.rms_norm`; `eps` defaults to the machine epsilon of the input's
+    dtype (`finfo(dtype).eps`). Written with Tensor ops (Mul, Mean, Add, Rsqrt)."""
+    x, shape, weight, _ = _layer_norm_args(
+        "rms_norm", input, normalized_shape, weight, None, 0.0 if eps is None else eps
+    )
+    eps = float(np.finfo(x.dtype).eps) if eps is None else float(eps)
+    axes = tuple(range(-len(shape), 0))
+    mean_square = (x * x).mean(dim=axes, keepdim=True)  # (..., 1, ..., 1)
+    out = x * (mean_square + eps).rsqrt()
+    return out if weight is None else out * weight
 
 
 def normalized_shape_tuple(fn: str, normalized_shape: Any) -> tuple:
@@ -78,7 +99,7 @@ def _layer_norm_args(
     _check_float(x, fn)
     shape = normalized_shape_tuple(fn, normalized_shape)
     if not shape or len(shape) > x.ndim or x.shape[x.ndim - len(shape) :] != shape:
-        raise ValueError(
+        raise ShapeError(
             f"{fn}: normalized_shape {shape} must be the trailing axes of the input, "
             f"whose shape is {x.shape}"
         )
@@ -91,7 +112,7 @@ def _layer_norm_args(
             )
         param = None if param is None else _tensor(param, fn, label)
         if param is not None and tuple(param.shape) != shape:
-            raise ValueError(
+            raise ShapeError(
                 f"{fn}: {label} has shape {tuple(param.shape)}, expected normalized_shape {shape}"
             )
         params.append(param)

@@ -24,7 +24,7 @@ from .loss import (
     SmoothL1Loss,
 )
 from .module import IncompatibleKeys, Module, functional_call
-from .norm import LayerNorm
+from .norm import LayerNorm, RMSNorm
 from .parameter import Buffer, Parameter
 from .pointwise import (
     ELU,
@@ -78,6 +78,7 @@ __all__ = [
     "Parameter",
     "ParameterDict",
     "ParameterList",
+    "RMSNorm",
     "ReLU",
     "SelfAttention",
     "Sequential",
