@@ -3,6 +3,7 @@ reduction by name. Nothing here computes a result."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -40,3 +41,20 @@ def _reduce(loss: Tensor, reduction: str, fn: str) -> Tensor:
     if reduction == "none":
         return loss
     raise ValueError(f"{fn}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+
+
+def legacy_reduction(size_average: Any, reduce: Any, reduction: str) -> str:
+    """PyTorch's reading of the deprecated `size_average` / `reduce` flags (with its
+    warning); `reduction` itself when neither is given."""
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    result = "mean" if size_average and reduce else "sum" if reduce else "none"
+    warnings.warn(
+        f"size_average and reduce args will be deprecated, please use reduction='{result}' "
+        "instead.",
+        UserWarning,
+        stacklevel=3,
+    )
+    return result

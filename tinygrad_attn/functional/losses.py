@@ -5,25 +5,40 @@ the chain rule through them; no backward code here."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
 from ..creation import where
+from ..errors import ShapeError
 from ..tensor import Tensor
-from ._checks import _check_float, _reduce, _tensor
+from ._checks import _check_float, _reduce, _tensor, legacy_reduction
 
 
-def mse_loss(pred: Tensor, target: Any, reduction: str = "mean") -> Tensor:
-    """Mean (or sum, or per element) of (pred - target)^2; the shapes must be equal."""
-    pred, target = pred_and_target("mse_loss", pred, target)
-    diff = pred - target
-    return _reduce(diff * diff, reduction, "mse_loss")
+def mse_loss(
+    input: Tensor,
+    target: Any,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    weight: Any = None,
+) -> Tensor:
+    """Mean (or sum, or per element) of (input - target)^2, each term times `weight` (the
+    input's shape) if given, as PyTorch's `F.mse_loss`. A target of another shape broadcasts,
+    with PyTorch's warning."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    input, target = _pair("mse_loss", input, target, broadcast=True)
+    diff = input - target
+    return _weighted(diff * diff, weight, reduction, "mse_loss", input)
 
 
-def pred_and_target(fn: str, pred: Any, target: Any, what: str = "pred") -> tuple:
-    """(pred, target) as tensors of one shape (numbers or arrays become a constant in pred's
-    dtype) for an elementwise loss; clear errors otherwise."""
+def pred_and_target(
+    fn: str, pred: Any, target: Any, what: str = "input", broadcast: bool = False
+) -> tuple:
+    """(pred, target) as tensors for an elementwise loss (numbers or arrays become a constant
+    in pred's dtype). Their shapes must be equal, or with `broadcast` (mse_loss, l1_loss,
+    smooth_l1_loss, as PyTorch) broadcast, with PyTorch's warning; clear errors otherwise."""
     pred = _tensor(pred, fn, what)
     if not isinstance(target, Tensor):
         try:
@@ -37,36 +52,72 @@ def pred_and_target(fn: str, pred: Any, target: Any, what: str = "pred") -> tupl
             )
         target = Tensor(array, dtype=pred.dtype)
     if pred.shape != target.shape:
-        raise ValueError(
-            f"{fn}: {what} has shape {pred.shape} but target has shape {target.shape}; they "
-            "must be equal (broadcasting here usually hides a bug)"
+        try:
+            np.broadcast_shapes(pred.shape, target.shape)
+        except ValueError:
+            broadcast = False
+        if not broadcast:
+            raise ShapeError(
+                f"{fn}: {what} has shape {pred.shape} but target has shape {target.shape}; "
+                "they must be equal"
+            )
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({pred.shape}). This will likely lead to incorrect results due to broadcasting. "
+            "Please ensure they have the same size.",
+            UserWarning,
+            stacklevel=3,
         )
     return pred, target
 
 
-def _pair(fn: str, input: Any, target: Any) -> tuple[Tensor, Tensor]:
-    """(input, target) as `mse_loss` checks them, and the input a float tensor."""
-    input, target = pred_and_target(fn, input, target, "input")
+def _pair(fn: str, input: Any, target: Any, broadcast: bool = False) -> tuple[Tensor, Tensor]:
+    """(input, target) as `pred_and_target` checks them, and the input a float tensor."""
+    input, target = pred_and_target(fn, input, target, "input", broadcast)
     _check_float(input, fn)
     return input, target
 
 
-def _weighted(loss: Tensor, weight: Any, reduction: str, fn: str) -> Tensor:
+def _weighted(loss: Tensor, weight: Any, reduction: str, fn: str, input: Tensor) -> Tensor:
+    """`loss * weight` (a Tensor or an array, broadcast to the input's shape), reduced."""
     if weight is not None:
-        loss = loss * (weight if isinstance(weight, Tensor) else np.asarray(weight, loss.dtype))
+        weight = weight if isinstance(weight, Tensor) else Tensor(np.asarray(weight, input.dtype))
+        if fn in ("mse_loss", "l1_loss") and weight.shape != input.shape:
+            raise ShapeError(
+                f"{fn}: weight has shape {weight.shape}, but weights and input must have the "
+                f"same size {input.shape}"
+            )
+        loss = loss * weight
     return _reduce(loss, reduction, fn)
 
 
-def l1_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
-    """Mean (or sum, or per element) of |input - target|; the shapes must be equal."""
-    input, target = _pair("l1_loss", input, target)
-    return _reduce((input - target).abs(), reduction, "l1_loss")
+def l1_loss(
+    input: Tensor,
+    target: Any,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    weight: Any = None,
+) -> Tensor:
+    """Mean (or sum, or per element) of |input - target|, each term times `weight` if given,
+    as PyTorch's `F.l1_loss`."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    input, target = _pair("l1_loss", input, target, broadcast=True)
+    return _weighted((input - target).abs(), weight, reduction, "l1_loss", input)
 
 
-def smooth_l1_loss(input: Tensor, target: Any, reduction: str = "mean", beta: float = 1.0):
+def smooth_l1_loss(
+    input: Tensor,
+    target: Any,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    beta: float = 1.0,
+) -> Tensor:
     """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (d = input - target), as PyTorch;
     beta = 0 is the L1 loss."""
-    input, target = _pair("smooth_l1_loss", input, target)
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    input, target = _pair("smooth_l1_loss", input, target, broadcast=True)
     if beta < 0:
         raise ValueError(f"smooth_l1_loss: beta must be >= 0, got {beta}")
     size = (input - target).abs()
@@ -78,19 +129,26 @@ def smooth_l1_loss(input: Tensor, target: Any, reduction: str = "mean", beta: fl
 
 
 def binary_cross_entropy(
-    input: Tensor, target: Any, weight: Any = None, reduction: str = "mean"
+    input: Tensor,
+    target: Any,
+    weight: Any = None,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
 ) -> Tensor:
-    """-(t log p + (1 - t) log(1 - p)) for probabilities p = `input` in [0, 1]; each log is
-    clamped at -100, as in PyTorch (so p = 0 or 1 gives a finite loss and gradient 0 there)."""
+    """-(t log p + (1 - t) log(1 - p)) for probabilities p = `input` in [0, 1], times `weight`
+    if given; each log is clamped at -100, as in PyTorch (so p = 0 or 1 gives a finite loss and
+    gradient 0 there)."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
     input, target = _pair("binary_cross_entropy", input, target)
     if input._data.size and not (0 <= input._data.min() and input._data.max() <= 1):
-        raise ValueError(
+        raise ShapeError(
             "binary_cross_entropy: input must be probabilities in [0, 1], got values from "
             f"{input._data.min()} to {input._data.max()}; pass logits to "
             "binary_cross_entropy_with_logits instead (or apply sigmoid first)"
         )
     loss = -(target * _log_at_least_100(input) + (1 - target) * _log_at_least_100(1 - input))
-    return _weighted(loss, weight, reduction, "binary_cross_entropy")
+    return _weighted(loss, weight, reduction, "binary_cross_entropy", input)
 
 
 def _log_at_least_100(p: Tensor) -> Tensor:
@@ -104,16 +162,19 @@ def binary_cross_entropy_with_logits(
     input: Tensor,
     target: Any,
     weight: Any = None,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
     reduction: str = "mean",
     pos_weight: Any = None,
 ) -> Tensor:
     """`binary_cross_entropy(sigmoid(input), target)` computed stably from the logits:
     (1 - t) x + (1 + (w - 1) t) softplus(-x), with `pos_weight` w (1 if not given); its
     gradient is sigmoid(x) - t when w = 1, also at x = 0 and for large |x|."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
     input, target = _pair("binary_cross_entropy_with_logits", input, target)
     soft = (-input).softplus(1.0, np.inf)  # log(1 + exp(-x)), exact for every x
     if pos_weight is not None:
         w = pos_weight if isinstance(pos_weight, Tensor) else np.asarray(pos_weight, input.dtype)
         soft = soft * (1 + (w - 1) * target)
     loss = (1 - target) * input + soft
-    return _weighted(loss, weight, reduction, "binary_cross_entropy_with_logits")
+    return _weighted(loss, weight, reduction, "binary_cross_entropy_with_logits", input)

@@ -269,13 +269,23 @@ def _gelu_tanh_and_slope(
 
 
 class CrossEntropy(Function):
-    """loss_i = -(1 - s) logp[i, t_i] - s mean_c(logp[i, c]) with logp = log_softmax(logits),
-    0 where t_i == ignore_index, then summed, averaged over the kept rows, or kept;
-    dlogits_i = w_i (softmax(logits_i) - (1 - s) onehot(t_i) - s / C), w_i = that reduction's
-    weight of row i times dout"""
+    """loss_i = w_i (1 - s) nll_i + (s / C) sum_c w_c (-logp[i, c]), with logp = log_softmax(logits)
+    over the last axis, nll_i = -logp[i, t_i], w_c the class weights (1 without), w_i = w_(t_i), and
+    0 where t_i == ignore_index; then summed, divided by the summed w_i of the kept rows
+    ("mean"), or kept;  dlogits_i = r_i ((1 - s) w_i (p_i - onehot(t_i)) + (s / C)(W p_i - w)),
+    with p = softmax(logits), W = sum_c w_c and r_i that reduction's weight of row i times dout"""
 
     @staticmethod
-    def forward(ctx, logits, *, target, ignore_index=-100, label_smoothing=0.0, reduction="mean"):
+    def forward(
+        ctx,
+        logits,
+        *,
+        target,
+        weight=None,
+        ignore_index=-100,
+        label_smoothing=0.0,
+        reduction="mean",
+    ):
         classes = logits.shape[-1]
         rows = logits.reshape(-1, classes)  # (N, C)
         # A copy: a label buffer refilled before backward must not change the gradient.
@@ -288,38 +298,51 @@ class CrossEntropy(Function):
         probs /= total
         log_total = np.log(total)  # (N, 1)
         picked = shifted[np.arange(labels.size), picked_labels] - log_total[:, 0]  # (N,)
+        row_weights = kept.astype(logits.dtype)  # (N,): w_i, 0 where ignored
+        if weight is not None:
+            weight = frozen(np.array(weight, dtype=logits.dtype))  # (C,), a copy of its own
+            row_weights *= weight[picked_labels]
         loss = -picked
+        loss *= row_weights
         if label_smoothing:
-            mean_log_prob = row_sums(shifted, 1 / classes) - log_total[:, 0]  # (N,)
+            if weight is None:  # sum_c -logp[i, c]
+                smooth = classes * log_total[:, 0] - row_sums(shifted)  # (N,)
+            else:  # sum_c -w_c logp[i, c]
+                smooth = weight.sum() * log_total[:, 0] - shifted @ weight  # (N,)
             loss *= 1 - label_smoothing
-            loss -= label_smoothing * mean_log_prob
-        loss *= kept
-        ctx.count = int(kept.sum())
+            loss += (label_smoothing / classes) * smooth * kept
+        ctx.denominator = float(row_weights.sum())
         ctx.logits_shape = logits.shape
-        ctx.ignore_index = ignore_index
         ctx.label_smoothing = label_smoothing
         ctx.reduction = reduction
-        ctx.save_for_backward(frozen(probs), frozen(picked_labels), frozen(kept))
+        saved = (frozen(probs), frozen(picked_labels), frozen(kept), frozen(row_weights))
+        ctx.save_for_backward(*saved, *(() if weight is None else (weight,)))
         if reduction == "none":
             return loss.reshape(np.shape(target))  # target's shape
         out = loss.sum(dtype=logits.dtype)
         if reduction == "mean":
-            out = out / logits.dtype.type(ctx.count) if ctx.count else logits.dtype.type("nan")
+            nothing = ctx.denominator == 0
+            out = logits.dtype.type("nan") if nothing else out / logits.dtype.type(ctx.denominator)
         return np.asarray(out, dtype=logits.dtype)  # ()
 
     @staticmethod
     def backward(ctx, grad_out):
-        probs, labels, kept = ctx.saved_tensors
-        grad_rows = probs.copy()  # (N, C): softmax(logits)
-        if ctx.label_smoothing:
-            grad_rows -= ctx.label_smoothing / probs.shape[1]
-        grad_rows[np.arange(labels.size), labels] -= 1 - ctx.label_smoothing
+        probs, labels, kept, row_weights, *weight = ctx.saved_tensors
+        weight = weight[0] if weight else None
+        s = ctx.label_smoothing
+        classes = probs.shape[1]
+        total_weight = classes if weight is None else weight.sum()
+        # (1 - s) w_i (p - onehot) + (s / C)(W p - w), row by row
+        grad_rows = probs * ((1 - s) * row_weights + (s / classes) * total_weight * kept)[:, None]
+        grad_rows[np.arange(labels.size), labels] -= (1 - s) * row_weights
+        if s:
+            grad_rows -= (s / classes) * (kept[:, None] * (1 if weight is None else weight))
         if ctx.reduction == "none":
-            weight = grad_out.reshape(-1) * kept  # (N,)
+            scale = grad_out.reshape(-1)  # (N,)
         elif ctx.reduction == "sum":
-            weight = grad_out * kept  # (N,)
+            scale = grad_out
         else:
-            # Nothing kept: the mean is 0/0 = nan, but no row moves it (PyTorch: gradient 0).
-            weight = grad_out / max(ctx.count, 1) * kept  # (N,)
-        grad_rows *= weight[:, None]
+            # Nothing counted: the mean is 0/0 = nan, but no row moves it (PyTorch: gradient 0).
+            scale = grad_out / (ctx.denominator or 1.0)
+        grad_rows *= np.reshape(scale, (-1, 1))
         return (grad_rows.reshape(ctx.logits_shape),)
