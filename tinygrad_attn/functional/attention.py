@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ShapeError
 from ..ops.attention import ScaledDotProductAttention, causal_mask
 from ..tensor import Tensor
 from ._checks import _tensor
@@ -112,6 +113,7 @@ def scaled_dot_product_attention(
     dropout_p: float = 0.0,
     is_causal: bool = False,
     scale: float | None = None,
+    enable_gqa: bool = False,
 ) -> Tensor:
     """softmax(query @ key^T * scale (+ mask)) @ value, in one fused node.
 
@@ -122,8 +124,15 @@ def scaled_dot_product_attention(
     top-left when L != S) and excludes `attn_mask`. A row with every key masked gives zeros.
     `dropout_p > 0` drops attention weights as PyTorch does (always, whatever the mode: pass
     `dropout_p=p if self.training else 0`); it runs the composed steps instead of the fused op.
+    `enable_gqa=True` (grouped-query attention): key and value may have fewer heads (axis -3)
+    than the query, a divisor of its count; each of their heads then serves that many query
+    heads in a row (`repeat_interleave` along the heads), as PyTorch's.
     """
     fn = "scaled_dot_product_attention"
+    if enable_gqa:
+        key, value = (
+            _repeat_heads(fn, query, t, what) for t, what in ((key, "key"), (value, "value"))
+        )
     query, key, value, mask = _attention_args(fn, query, key, value, attn_mask, is_causal)
     if dropout_p:
         weights = dropout(_weights(query, key, mask, is_causal, scale, fn), dropout_p)
@@ -133,6 +142,24 @@ def scaled_dot_product_attention(
     return ScaledDotProductAttention.apply(
         query, key, value, *masks, scale=scale, is_causal=bool(is_causal)
     )
+
+
+def _repeat_heads(fn: str, query: Any, t: Any, what: str) -> Any:
+    """`t` (key or value) with its heads (axis -3) repeated to the query's head count, each
+    head `Hq / Hk` times in a row, for grouped-query attention."""
+    if not (isinstance(query, Tensor) and isinstance(t, Tensor)) or min(query.ndim, t.ndim) < 3:
+        return t  # (no heads axis: nothing to group; the checks that follow speak)
+    heads, groups = query.shape[-3], t.shape[-3]
+    if heads == groups:
+        return t
+    if groups == 0 or heads % groups:
+        raise ShapeError(
+            f"{fn}: with enable_gqa=True the number of heads in {what} (axis -3 of "
+            f"{t.shape}) must divide the number of heads in query ({heads}, query "
+            f"{query.shape})"
+        )
+    index = np.repeat(np.arange(groups), heads // groups)  # (Hq,): 0, 0, 1, 1, ...
+    return t[..., index, :, :]  # (..., Hq, S, E)
 
 
 def _weights(

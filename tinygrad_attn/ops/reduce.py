@@ -68,6 +68,8 @@ class Prod(Function):
     @staticmethod
     def backward(ctx, grad_out):
         (a,) = ctx.saved_tensors
+        if a.size == 0:  # an empty product is 1 and no element has a gradient
+            return (np.zeros(a.shape, dtype=grad_out.dtype),)
         kept = [i for i in range(a.ndim) if i not in ctx.axes]
         moved = np.transpose(a, kept + list(ctx.axes))  # (kept..., reduced...)
         flat = moved.reshape(*moved.shape[: len(kept)], -1)  # (kept..., N)
@@ -80,7 +82,9 @@ class Prod(Function):
 
 
 class Var(Function):
-    """out = sum((a - mean)**2) / (N - ddof);  da = dout * 2 (a - mean) / (N - ddof)"""
+    """out = sum((a - mean)**2) / (N - ddof);  da = dout * 2 (a - mean) / (N - ddof), and 0
+    where a == mean (so that std = sqrt(var) has gradient 0 at zero spread, as PyTorch's std,
+    rather than inf * 0)"""
 
     @staticmethod
     def forward(ctx, a, axis=None, keepdims=False, ddof=0):
@@ -100,22 +104,38 @@ class Var(Function):
                 RuntimeWarning,
                 stacklevel=4,  # the caller of x.var(...)
             )
-        centered = a - a.mean(axis=ctx.axes, keepdims=True)
+        total, centered = _centered_squares(a, ctx.axes, keepdims)
         ctx.save_for_backward(frozen(centered))
-        total = np.sum(centered * centered, axis=ctx.axes, keepdims=keepdims)
         if ctx.divisor:
-            return total / ctx.divisor
+            return (total / ctx.divisor).astype(a.dtype, copy=False)
         with np.errstate(divide="ignore", invalid="ignore"):  # (the warning above says it)
-            return np.divide(total, 0.0)
+            return np.divide(total, 0.0).astype(a.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad_out):
         (centered,) = ctx.saved_tensors
         spread = expand_reduced(grad_out, ctx.axes, ctx.keepdims, ctx.input_shape)
-        if ctx.divisor:
-            return (spread * centered * (2 / ctx.divisor),)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return (spread * centered * np.inf,)  # 2 / 0
+        if not ctx.divisor:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return (spread * centered * np.inf,)  # 2 / 0
+        with np.errstate(invalid="ignore"):  # (inf * 0 where a == mean: 0 below)
+            grad = spread * centered * (2 / ctx.divisor)
+        return (np.where(centered == 0, 0, grad).astype(grad.dtype, copy=False),)
+
+
+def _centered_squares(a: np.ndarray, axes: tuple, keepdims: bool) -> tuple:
+    """(sum of (a - mean)^2 over `axes`, a - mean in a's dtype), in float64 with the mean's own
+    rounding error taken out (the corrected two-pass sum), so float32 data with a large offset
+    keeps its variance to float32's precision (PyTorch's accuracy), not lose it to the offset."""
+    wide = a.astype(np.float64, copy=False)
+    centered = wide - wide.mean(axis=axes, keepdims=True)
+    count = _count(a.shape, axes)
+    total = np.sum(centered * centered, axis=axes, keepdims=True)
+    if count:
+        drift = centered.sum(axis=axes, keepdims=True)  # ~0; what the mean's rounding left
+        total -= drift * drift / count
+    total = total if keepdims else np.squeeze(total, axis=axes)
+    return total, centered.astype(a.dtype, copy=False)
 
 
 class Norm(Function):
