@@ -130,9 +130,8 @@ def scaled_dot_product_attention(
     """
     fn = "scaled_dot_product_attention"
     if enable_gqa:
-        key, value = (
-            _repeat_heads(fn, query, t, what) for t, what in ((key, "key"), (value, "value"))
-        )
+        key = _repeat_heads(fn, query, key, "key")  # (..., Hq, S, E)
+        value = _repeat_heads(fn, query, value, "value")  # (..., Hq, S, Ev)
     query, key, value, mask = _attention_args(fn, query, key, value, attn_mask, is_causal)
     if dropout_p:
         weights = dropout(_weights(query, key, mask, is_causal, scale, fn), dropout_p)
