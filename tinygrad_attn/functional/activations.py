@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ..creation import where
 from ..errors import DTypeError
 from ..inplace import modify
 from ..ops.layers import GELU
@@ -195,4 +196,13 @@ def hardtanh(
     high = _number("hardtanh", "max_val", max_val)
     if low > high:
         raise ValueError(f"hardtanh(): min_val cannot be greater than max_val, got {low} > {high}")
-    return input.clamp_(low, high) if inplace else input.hardtanh(low, high)
+    if inplace:
+        return modify(input, "hardtanh_()", lambda t: _hardtanh(t, low, high))
+    return _hardtanh(input, low, high)
+
+
+def _hardtanh(x: Tensor, low: float, high: float) -> Tensor:
+    """x clamped to [low, high], with PyTorch's gradient: 1 strictly inside, 0 at and beyond
+    the bounds (clamp's gradient is 1 at the bounds)."""
+    inside = (x._data > low) & (x._data < high)
+    return where(inside, x, x.detach().clamp(low, high))

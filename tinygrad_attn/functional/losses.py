@@ -79,15 +79,21 @@ def _pair(fn: str, input: Any, target: Any, broadcast: bool = False) -> tuple[Te
 
 
 def _weighted(loss: Tensor, weight: Any, reduction: str, fn: str, input: Tensor) -> Tensor:
-    """`loss * weight` (a Tensor or an array, broadcast to the input's shape), reduced."""
-    if weight is not None:
-        weight = weight if isinstance(weight, Tensor) else Tensor(np.asarray(weight, input.dtype))
-        if fn in ("mse_loss", "l1_loss") and weight.shape != input.shape:
-            raise ShapeError(
-                f"{fn}: weight has shape {weight.shape}, but weights and input must have the "
-                f"same size {input.shape}"
-            )
-        loss = loss * weight
+    """`loss * weight` (a Tensor or an array, broadcast to the input's shape), reduced. As
+    PyTorch: mse_loss and l1_loss take a weight per element and their "mean" is the weighted
+    mean (divided by the weights' sum); the binary losses' "mean" divides by the count."""
+    if weight is None:
+        return _reduce(loss, reduction, fn)
+    weight = weight if isinstance(weight, Tensor) else Tensor(np.asarray(weight, input.dtype))
+    per_element = fn in ("mse_loss", "l1_loss")
+    if per_element and weight.shape != input.shape:
+        raise ShapeError(
+            f"{fn}: weight has shape {weight.shape}, but weights and input must have the same "
+            f"size {input.shape}"
+        )
+    loss = loss * weight
+    if per_element and reduction == "mean":
+        return loss.sum() / weight.sum()
     return _reduce(loss, reduction, fn)
 
 
