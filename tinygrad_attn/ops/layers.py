@@ -328,15 +328,8 @@ class CrossEntropy(Function):
     @staticmethod
     def backward(ctx, grad_out):
         probs, labels, kept, row_weights, *weight = ctx.saved_tensors
-        weight = weight[0] if weight else None
         s = ctx.label_smoothing
         classes = probs.shape[1]
-        total_weight = classes if weight is None else weight.sum()
-        # (1 - s) w_i (p - onehot) + (s / C)(W p - w), row by row
-        grad_rows = probs * ((1 - s) * row_weights + (s / classes) * total_weight * kept)[:, None]
-        grad_rows[np.arange(labels.size), labels] -= (1 - s) * row_weights
-        if s:
-            grad_rows -= (s / classes) * (kept[:, None] * (1 if weight is None else weight))
         if ctx.reduction == "none":
             scale = grad_out.reshape(-1)  # (N,)
         elif ctx.reduction == "sum":
@@ -344,5 +337,13 @@ class CrossEntropy(Function):
         else:
             # Nothing counted: the mean is 0/0 = nan, but no row moves it (PyTorch: gradient 0).
             scale = grad_out / (ctx.denominator or 1.0)
-        grad_rows *= np.reshape(scale, (-1, 1))
+        picked = (1 - s) * row_weights * scale  # (N,): the one-hot term's factor per row
+        if s:  # (1 - s) w_i (p - onehot) + (s / C)(W p - w), row by row, times r_i
+            smooth = (s / classes) * kept * scale  # (N,)
+            total_weight = classes if not weight else weight[0].sum()
+            grad_rows = probs * (picked + smooth * total_weight)[:, None]  # (N, C)
+            grad_rows -= smooth[:, None] * (weight[0] if weight else 1)
+        else:
+            grad_rows = probs * np.reshape(picked, (-1, 1))  # (N, C), one pass
+        grad_rows[np.arange(labels.size), labels] -= picked
         return (grad_rows.reshape(ctx.logits_shape),)
