@@ -31,7 +31,7 @@ Model (the same in both, as demo 3's TinyTransformer):
     tinygrad_attn's initial weights copied in.
 
 Step timed (per implementation, per size):
-    opt.zero_grad(); logits = model(ids); loss = cross_entropy(logits, targets)
+    opt.zero_grad(); logits = model(ids); loss = cross_entropy(logits, targets, axis=-1)
     loss.backward(); opt.step()
 with (ids, targets) cycling through 8 fixed random batches (the same ones for
 every implementation; torch's are made into tensors once, before timing).
@@ -221,7 +221,7 @@ class TaImpl:
             ids, targets = next(cycle)
             opt.zero_grad()
             logits = model(ids)  # (B, T, V)
-            loss = cross_entropy(logits, targets)
+            loss = cross_entropy(logits, targets, axis=-1)  # class axis last
             loss.backward()
             opt.step()
             return loss
@@ -235,7 +235,7 @@ class TaImpl:
             f1, t1 = faults(), clock()
             logits = model(ids)
             f2, t2 = faults(), clock()
-            loss = cross_entropy(logits, targets)
+            loss = cross_entropy(logits, targets, axis=-1)  # class axis last
             f3, t3 = faults(), clock()
             loss.backward()
             f4, t4 = faults(), clock()
@@ -257,7 +257,7 @@ class TaImpl:
         import tinygrad_attn.functional as F
 
         self.opt.zero_grad()
-        loss = F.cross_entropy(self.model(batch[0]), batch[1])
+        loss = F.cross_entropy(self.model(batch[0]), batch[1], axis=-1)
         loss.backward()
         grads = {
             n: None if p.grad is None else np.array(p.grad)
@@ -273,7 +273,7 @@ class TaImpl:
         import tinygrad_attn.functional as F
 
         with ta.no_grad():
-            return float(F.cross_entropy(self.model(batch[0]), batch[1]).item())
+            return float(F.cross_entropy(self.model(batch[0]), batch[1], axis=-1).item())
 
     def graph_nodes(self, batch):
         """Op histogram of the graph one step records (then released by backward)."""
@@ -284,7 +284,7 @@ class TaImpl:
         except ImportError:
             return {}
         self.opt.zero_grad()
-        loss = F.cross_entropy(self.model(batch[0]), batch[1])
+        loss = F.cross_entropy(self.model(batch[0]), batch[1], axis=-1)
         counts = {}
         for node in graph_order([loss.grad_fn]):
             counts[node.name] = counts.get(node.name, 0) + 1
@@ -906,7 +906,7 @@ AREAS = [
     ("backward loop (engine.py: sort, loop, accumulate)", "engine.py"),
     ("op forward/backward bodies (ops/; incl. NumPy operators and ufuncs they call)", "ops/"),
     ("Tensor methods (tensor.py)", "tensor.py"),
-    ("functional composites (functional.py)", "functional.py"),
+    ("functional composites (functional/)", "functional/"),
     ("modules (nn/: __call__, checks, forward)", "nn/"),
     ("optimizer (optim.py)", "optim.py"),
 ]

@@ -74,7 +74,7 @@ def main(argv=None) -> float:
         seq = reverse_examples(rng, args.batch_size, digits)  # (B, 2n+1)
         logits = model(seq[:, :-1])  # (B, 2n, V): position t predicts token t+1
         answer_logits = logits[:, digits:]  # (B, n, V): predictions after SEP
-        loss = F.cross_entropy(answer_logits, seq[:, digits + 1 :])
+        loss = F.cross_entropy(answer_logits, seq[:, digits + 1 :], axis=-1)  # (B, n, V)
         opt.zero_grad()
         loss.backward()
         opt.step()

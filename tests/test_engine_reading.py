@@ -32,7 +32,7 @@ def _small_lm_loss():
     emb = nn.Embedding(10, 16)
     head = nn.Linear(16, 10)
     ids = np.random.default_rng(0).integers(0, 10, (4, 6))
-    return F.cross_entropy(head(blocks(emb(ids))), ids)
+    return F.cross_entropy(head(blocks(emb(ids))), ids, axis=-1)  # (B, T, V): class axis last
 
 
 def _count_lines(loss) -> tuple[float, float]:

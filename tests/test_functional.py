@@ -35,9 +35,9 @@ LABELS_NC = np.array([2, 0, 1, 2])
 LABELS_BTC = np.array([[0, 3], [2, 2], [1, 0]])
 BOOL_MASK = np.array([[True, False, True, True], [True, True, False, False], [False] * 4])
 OP_TABLE = [
-    ("softmax", lambda x: F.softmax(x), lambda r: [leaf(r, 3, 4)]),
+    ("softmax", lambda x: F.softmax(x, -1), lambda r: [leaf(r, 3, 4)]),
     ("softmax axis 0", lambda x: F.softmax(x, axis=0), lambda r: [leaf(r, 3, 4)]),
-    ("log_softmax", lambda x: F.log_softmax(x), lambda r: [leaf(r, 2, 3, 4)]),
+    ("log_softmax", lambda x: F.log_softmax(x, -1), lambda r: [leaf(r, 2, 3, 4)]),
     (
         "relu",
         F.relu,
@@ -62,7 +62,7 @@ OP_TABLE = [
     ),
     (
         "cross_entropy (B, T, C)",
-        lambda x: F.cross_entropy(x, LABELS_BTC),
+        lambda x: F.cross_entropy(x, LABELS_BTC, axis=-1),
         lambda r: [leaf(r, 3, 2, 4)],
     ),
     ("mse_loss", F.mse_loss, lambda r: [leaf(r, 3, 4), leaf(r, 3, 4)]),
@@ -141,7 +141,7 @@ def test_activation_values(rng):
     tanh_form = 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
     np.testing.assert_allclose(F.gelu(t, approximate="tanh").numpy(), tanh_form, rtol=1e-12)
     np.testing.assert_allclose(F.softmax(t, axis=0).numpy(), np_softmax(x, 0), rtol=1e-12)
-    np.testing.assert_allclose(F.log_softmax(t).numpy(), np.log(np_softmax(x)), rtol=1e-12)
+    np.testing.assert_allclose(F.log_softmax(t, 1).numpy(), np.log(np_softmax(x)), rtol=1e-12)
     np.testing.assert_allclose(F.sigmoid(t).numpy(), 1 / (1 + np.exp(-x)), rtol=1e-12)
     np.testing.assert_allclose(F.relu(t).numpy(), np.maximum(x, 0))
     np.testing.assert_allclose(F.tanh(t).numpy(), np.tanh(x))
@@ -151,13 +151,16 @@ def test_cross_entropy_matches_negative_log_likelihood(rng):
     logits = rng.standard_normal((2, 3, 5))
     target = rng.integers(0, 5, size=(2, 3))
     nll = -np.log(np_softmax(logits))[np.arange(2)[:, None], np.arange(3), target]  # (2, 3)
-    per_item = F.cross_entropy(Tensor(logits), target, reduction="none")
+    per_item = F.cross_entropy(Tensor(logits), target, reduction="none", axis=-1)
     assert per_item.shape == (2, 3)
     np.testing.assert_allclose(per_item.numpy(), nll, rtol=1e-12)
-    np.testing.assert_allclose(F.cross_entropy(Tensor(logits), target).item(), nll.mean())
+    np.testing.assert_allclose(F.cross_entropy(Tensor(logits), target, axis=-1).item(), nll.mean())
     np.testing.assert_allclose(
-        F.cross_entropy(Tensor(logits), Tensor(target), reduction="sum").item(), nll.sum()
+        F.cross_entropy(Tensor(logits), Tensor(target), reduction="sum", axis=-1).item(), nll.sum()
     )
+    # PyTorch's layout, class axis 1: the same numbers
+    moved = Tensor(np.moveaxis(logits, -1, 1))  # (2, 5, 3)
+    np.testing.assert_allclose(F.cross_entropy(moved, target, reduction="none").numpy(), nll)
 
 
 def test_cross_entropy_gradient_is_softmax_minus_one_hot(rng):
@@ -186,7 +189,7 @@ def test_float32_stays_float32(rng):
     assert F.gelu(x).dtype == np.float32
     assert F.layer_norm(x, 4).dtype == np.float32
     assert F.dropout(x, 0.5).dtype == np.float32
-    assert F.cross_entropy(x, np.zeros((2, 3), dtype=int)).dtype == np.float32
+    assert F.cross_entropy(x, np.zeros((2, 4), dtype=int)).dtype == np.float32  # (axis 1)
     mask = rng.standard_normal((3, 3))  # float64 constant mask: cast to the query's dtype
     assert F.scaled_dot_product_attention(x, x, x, attn_mask=mask).dtype == np.float32
     assert F.attention_composed(x, x, x, is_causal=True).dtype == np.float32
@@ -339,13 +342,13 @@ def test_dropout_is_seeded_scaled_and_off_in_eval(rng):
 # ------------------------------------------------------------------------------------ errors
 def test_cross_entropy_errors(rng):
     logits = Tensor(rng.standard_normal((4, 3)))
-    with pytest.raises(ValueError, match=r"target value 3 .*C=3"):
+    with pytest.raises(IndexError, match=r"Target 3 is out of bounds: with 3 classes"):
         F.cross_entropy(logits, np.array([0, 3, 1, 2]))
-    with pytest.raises(ValueError, match=r"target value -1 "):
+    with pytest.raises(IndexError, match=r"Target -1 "):
         F.cross_entropy(logits, np.array([0, -1, 1, 2]))
-    with pytest.raises(TypeError, match="integer class indices.*float64"):
+    with pytest.raises(ValueError, match=r"class probabilities.*\(4, 3\), got \(4,\)"):
         F.cross_entropy(logits, np.array([0.0, 1.0, 1.0, 2.0]))
-    with pytest.raises(ValueError, match=r"target of shape \(4,\).*got \(2, 2\)"):
+    with pytest.raises(ValueError, match=r"expected target size \(4,\).*got \(2, 2\)"):
         F.cross_entropy(logits, np.zeros((2, 2), dtype=int))
     with pytest.raises(ValueError, match="reduction"):
         F.cross_entropy(logits, np.zeros(4, dtype=int), reduction="average")
@@ -389,7 +392,9 @@ def test_other_argument_errors(rng):
     for p in (-0.1, 1.5):  # p = 1 is allowed, as in PyTorch (tests/test_misuse.py)
         with pytest.raises(ValueError, match="p must be in"):
             F.dropout(x, p)
-    with pytest.raises(ValueError, match=r"pred has shape \(2, 3\) but target has shape \(3,\)"):
+    with pytest.raises(ValueError, match=r"input has shape \(2, 3\) but target has shape \(4,\)"):
+        F.mse_loss(x, np.ones(4))
+    with pytest.warns(UserWarning, match="different to the input size"):  # PyTorch broadcasts
         F.mse_loss(x, np.ones(3))
 
 

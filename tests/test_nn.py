@@ -232,10 +232,16 @@ def test_registration_rules():
     model.scale = Tensor(2.0)  # not requiring grad: an attribute, not a parameter
     model.note = "hello"
     assert "scale" not in dict(model.named_parameters())
-    model.extra = Tensor(np.ones(3), requires_grad=True)
+    model.plain = Tensor(np.ones(3), requires_grad=True)  # PyTorch's rule: an attribute
+    assert "plain" not in dict(model.named_parameters())
+    model.extra = nn.Parameter(Tensor(np.ones(3)))
     assert "extra" in dict(model.named_parameters())
-    model.extra = None
+    model.extra = None  # the slot stays a parameter's, empty
     assert "extra" not in dict(model.named_parameters())
+    with pytest.raises(
+        TypeError, match="cannot assign 'Tensor \\(float64\\)' as parameter 'extra'"
+    ):
+        model.extra = Tensor(np.ones(3))
     assert [type(m).__name__ for m in model.children()] == ["Embedding", "ModuleList", "Linear"]
     kinds = [type(m).__name__ for m in model.modules()]
     assert kinds[:4] == ["Tiny", "Embedding", "ModuleList", "TransformerBlock"]
@@ -266,9 +272,6 @@ def test_state_dict_round_trip(rng):
     b = Tiny()
     ids = rng.integers(0, 7, size=(2, 5))
     assert not np.allclose(a(ids).numpy(), b(ids).numpy())
-    state = a.state_dict()
-    state["head.bias"][:] = 0  # a copy: the model is unchanged
-    assert np.any(a.head.bias.numpy() != 0)
     result = b.load_state_dict(a.state_dict())
     assert result.missing_keys == [] and result.unexpected_keys == []
     np.testing.assert_array_equal(a(ids).numpy(), b(ids).numpy())
@@ -282,15 +285,19 @@ def test_load_state_dict_errors():
     state["2.weight"] = np.zeros(1)
     with pytest.raises(
         ValueError,
-        match=r"missing keys: \['1.bias'\].*unexpected keys: "
-        r"\['2.weight'\].*strict=False",
+        match=r"(?s)Missing key\(s\) in state_dict: '1.bias'.*Unexpected key\(s\) in state_dict: "
+        r"'2.weight'.*strict=False",
     ):
         model.load_state_dict(state)
     result = model.load_state_dict(state, strict=False)
     assert result.missing_keys == ["1.bias"] and result.unexpected_keys == ["2.weight"]
     bad = model.state_dict()
     bad["0.weight"] = np.zeros((2, 3))
-    with pytest.raises(ValueError, match=r"0.weight: expected shape \(3, 2\), got \(2, 3\)"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"size mismatch for 0.weight: copying a param with shape \(2, 3\) from checkpoint, "
+        r"the shape in current model is \(3, 2\)",
+    ):
         model.load_state_dict(bad, strict=False)
 
 
@@ -394,7 +401,7 @@ def test_construction_errors():
 
 def test_embedding_errors():
     emb = nn.Embedding(5, 2)
-    with pytest.raises(ValueError, match="index 5 is out of range for num_embeddings=5"):
+    with pytest.raises(IndexError, match="index 5 out of range in self"):  # PyTorch's error
         emb(np.array([0, 5]))
     with pytest.raises(TypeError, match="indices must be integers"):
         emb(np.array([0.0, 1.0]))

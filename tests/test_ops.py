@@ -34,6 +34,16 @@ def test_gradient_matches_central_differences(sample):
 
 
 @op_table
+def test_second_derivatives_match_central_differences(sample):
+    """The gradient of the gradient (backward with create_graph=True, backward_graph), against
+    central differences of the gradient, where it exists (not at a kink or a tie)."""
+    from tinygrad_attn.autograd.gradcheck import compare_second_order
+
+    result = compare_second_order(sample.call, sample.inputs(), **sample.spec.gradcheck_options)
+    assert result.passed, result.report
+
+
+@op_table
 def test_forward_matches_numpy_reference(sample):
     out = sample.call(*sample.inputs())
     expected = sample.reference()

@@ -48,7 +48,7 @@ def block_loss(seed: int = 0) -> Tensor:
     vocab = {word: i for i, word in enumerate(sorted(set(SENTENCE)))}
     tokens = np.array([[vocab[word] for word in SENTENCE]])  # (1, T)
     model = TinyLanguageModel(len(vocab), embed_dim=8, num_heads=2)
-    loss = F.cross_entropy(model(tokens[:, :-1]), tokens[:, 1:])
+    loss = F.cross_entropy(model(tokens[:, :-1]), tokens[:, 1:], axis=-1)
     loss.name = "loss"
     return loss
 

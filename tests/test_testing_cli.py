@@ -12,7 +12,8 @@ def test_cli_prints_a_table_and_exits_zero(capsys):
     assert main(["Add", "matmul", "F.*softmax"]) == 0
     out = capsys.readouterr().out
     lines = out.splitlines()
-    assert lines[0].split() == ["op", "cases", "max", "abs", "err", "max", "rel", "err", "result"]
+    head = ["op", "cases", "max", "abs", "err", "max", "rel", "err", "2nd", "rel", "err", "result"]
+    assert lines[0].split() == head
     rows = {line.split()[0]: line.split() for line in lines[1:-1]}
     assert set(rows) == {"Add", "MatMul", "F.softmax", "F.log_softmax"}
     assert rows["Add"][1] == str(len(op_tables.get("Add").cases))

@@ -40,7 +40,7 @@ def compare(ours_module, torch_module, make_model, batch, optimizer):
     theirs = make_model(torch_module)
     ours = make_model(ours_module)
     ours.load_state_dict(theirs.state_dict())  # PyTorch's own state_dict, tied keys and all
-    back = {k: torch.tensor(v) for k, v in ours.state_dict().items()}
+    back = {k: torch.tensor(v.numpy()) for k, v in ours.state_dict().items()}  # (tensors now)
     assert list(back) == list(theirs.state_dict())  # the same keys, in the same order
     theirs.load_state_dict(back)  # and the other way round
     x, y = batch

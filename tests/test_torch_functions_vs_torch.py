@@ -1,4 +1,4 @@
-"""The `torch.*` functions and functional forms of torch_functions.py / functional_more.py
+"""The `torch.*` functions and functional forms of torch_functions.py / functional/
 against PyTorch itself: the same call on the same float64 input in both libraries, value and
 gradient (skipped without torch; tests/test_torch_functions.py keeps PyTorch's numbers for a
 fixed case, so part of this runs everywhere)."""

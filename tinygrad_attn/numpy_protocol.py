@@ -151,7 +151,7 @@ def _std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw):
     if dtype is not None or out is not None or kw:
         extras = {"dtype": dtype, "out": out, "ddof": ddof, **kw}
         return _plain("std", np.std, (a,), {"axis": axis, "keepdims": keepdims, **extras})
-    return _var(a, axis, ddof=ddof, keepdims=keepdims).sqrt()
+    return ops.Std.apply(_as(a), axis=axis, keepdims=bool(keepdims), ddof=ddof)
 
 
 def _prod(a, axis=None, dtype=None, out=None, keepdims=False, **kw):

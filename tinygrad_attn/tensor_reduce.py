@@ -146,18 +146,12 @@ class ReduceMethods:
         """Variance over `dim` (all by default), dividing by N - correction: PyTorch's default
         correction is 1 (unbiased), whichever way the dim is given (`var(-1)`, `var(dim=-1)`,
         `var(-1, keepdim=True)`); `correction=0` (or `unbiased=False`) divides by N."""
-        dim, correction, keepdim = _correction("var", args, dim, kwargs)
-        dims = check_dims("var", dim, self._data.ndim)
-        if self._data.dtype.kind != "f":
-            raise DTypeError(
-                f"var/std of a {self._data.dtype} tensor: they take floating point only (as "
-                "PyTorch); convert first, e.g. t.float().var()"
-            )
-        return ops.Var.apply(self, axis=dims, keepdims=keepdim, ddof=correction)
+        return _spread(self, ops.Var, "var", args, dim, kwargs)
 
     def std(self, *args: Any, dim: Any = None, **kwargs: Any) -> Any:
-        """sqrt(var), with `var`'s arguments and PyTorch's default correction of 1."""
-        return self.var(*args, dim=dim, **kwargs).sqrt()
+        """sqrt(var), with `var`'s arguments and PyTorch's default correction of 1; its gradient
+        at zero spread is 0, as PyTorch's (where var().sqrt() gives NaN)."""
+        return _spread(self, ops.Std, "std", args, dim, kwargs)
 
     def amax(self, dim: Any = (), keepdim: bool = False) -> Any:
         """The largest value over `dim` (all dims by default); ties split the gradient."""
@@ -221,7 +215,7 @@ class ReduceMethods:
 
     def logsumexp(self, dim: Any, keepdim: bool = False) -> Any:
         """log(sum(exp(x))) over `dim`, without overflow (F.logsumexp); gradient: softmax."""
-        from .functional_more import logsumexp  # (it imports this module: read when called)
+        from .functional import logsumexp  # (it imports this module: read when called)
 
         return logsumexp(self, dim, keepdim)
 
@@ -358,3 +352,15 @@ def _check_index(tensor: Any, op: str, axis: int, index: np.ndarray) -> None:
         raise IndexError(
             f"{op}(): index {int(bad)} is out of bounds for dim {axis} with size {size}"
         )
+
+
+def _spread(t: Any, op: Any, name: str, args: tuple, dim: Any, kwargs: dict) -> Any:
+    """var and std: PyTorch's arguments read, then the op."""
+    dim, correction, keepdim = _correction(name, args, dim, kwargs)
+    dims = check_dims(name, dim, t._data.ndim)
+    if t._data.dtype.kind != "f":
+        raise DTypeError(
+            f"{name} of a {t._data.dtype} tensor: var and std take floating point only (as "
+            f"PyTorch); convert first, e.g. t.float().{name}()"
+        )
+    return op.apply(t, axis=dims, keepdims=keepdim, ddof=correction)

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from . import functional_more, ops
+from . import functional, ops
 from .functional import _tensor
 from .random import Generator, numpy_generator
 from .state import get_default_dtype
@@ -195,7 +195,7 @@ def cumsum(input: Any, dim: int) -> Tensor:
 
 
 def logsumexp(input: Any, dim: Any, keepdim: bool = False) -> Tensor:
-    return functional_more.logsumexp(_input(input, "logsumexp"), dim, keepdim)
+    return functional.logsumexp(_input(input, "logsumexp"), dim, keepdim)
 
 
 def softmax(input: Any, dim: int) -> Tensor:

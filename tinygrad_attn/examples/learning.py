@@ -194,7 +194,7 @@ def record_transformer(
     for step in range(steps + 1):
         seq = reverse_examples(rng, batch_size, digits)  # (B, 2n+1)
         logits = model(seq[:, :-1])  # (B, 2n, V): position t predicts token t+1
-        loss = F.cross_entropy(logits[:, digits:], seq[:, digits + 1 :])
+        loss = F.cross_entropy(logits[:, digits:], seq[:, digits + 1 :], axis=-1)
         opt.zero_grad()
         loss.backward()
         if rec.due(step) or step == steps:

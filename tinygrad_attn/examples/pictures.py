@@ -92,7 +92,7 @@ def transformer_block_loss(seed: int = 0) -> tuple[Tensor, nn.Module]:
     model = TinyLanguageModel(len(vocab), embed_dim=8, num_heads=2)
     logits = model(tokens[:, :-1])  # (1, T-1, V): predict each next word
     logits.name = "logits"
-    loss = F.cross_entropy(logits, tokens[:, 1:])
+    loss = F.cross_entropy(logits, tokens[:, 1:], axis=-1)  # class axis last: (1, T-1, V)
     loss.name = "loss"
     return loss, model
 

@@ -4,10 +4,14 @@ Each layer names its parameters by their path from the outermost module as soon 
 assigned (`blocks.0.attn.q_proj.weight`), so graphs and error messages say which is which.
 """
 
-from .. import functional  # `from torch.nn import functional as F` carries over
-from . import init, utils
+from . import (
+    functional,  # `import torch.nn.functional as F` carries over (issue 27)
+    init,
+    utils,
+)
 from .activation import GELU, Dropout, ReLU
 from .attention import MultiHeadAttention, SelfAttention
+from .containers import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .embedding import Embedding
 from .linear import Linear
 from .loss import (
@@ -19,16 +23,9 @@ from .loss import (
     NLLLoss,
     SmoothL1Loss,
 )
-from .module import (
-    IncompatibleKeys,
-    Module,
-    ModuleDict,
-    ModuleList,
-    Parameter,
-    Sequential,
-    functional_call,
-)
-from .norm import LayerNorm
+from .module import IncompatibleKeys, Module, functional_call
+from .norm import LayerNorm, RMSNorm
+from .parameter import Buffer, Parameter
 from .pointwise import (
     ELU,
     Flatten,
@@ -54,6 +51,7 @@ from .transformer import TransformerBlock
 
 __all__ = [
     "BCELoss",
+    "Buffer",
     "BCEWithLogitsLoss",
     "CrossEntropyLoss",
     "Flatten",
@@ -78,6 +76,9 @@ __all__ = [
     "MultiHeadAttention",
     "MultiheadAttention",
     "Parameter",
+    "ParameterDict",
+    "ParameterList",
+    "RMSNorm",
     "ReLU",
     "SelfAttention",
     "Sequential",

@@ -10,15 +10,15 @@ from .module import Module
 
 
 class ReLU(Module):
-    """max(x, 0). `inplace=True` is accepted (PyTorch code passes it) and computes out of
-    place: the module's output is the result, its input keeps its values."""
+    """max(x, 0); with `inplace=True` written into the input, which is returned (as
+    PyTorch's)."""
 
     def __init__(self, inplace: bool = False) -> None:
         super().__init__()
         self.inplace = inplace
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.relu(x)
+        return F.relu(x, self.inplace)
 
     def extra_repr(self) -> str:
         return "inplace=True" if self.inplace else ""
@@ -46,7 +46,7 @@ class Dropout(Module):
 
     def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
         super().__init__()
-        self.inplace = inplace  # (accepted as in ReLU: computed out of place)
+        self.inplace = inplace
         if isinstance(p, bool) or not isinstance(p, (int, float, np.integer, np.floating)):
             raise TypeError(f"Dropout: p must be a number in [0, 1], got {type(p).__name__}")
         if not 0 <= p <= 1:
@@ -54,7 +54,7 @@ class Dropout(Module):
         self.p = p
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.dropout(x, self.p, self.training)
+        return F.dropout(x, self.p, self.training, self.inplace)
 
     def extra_repr(self) -> str:
         return f"p={self.p}" + (", inplace=True" if self.inplace else "")

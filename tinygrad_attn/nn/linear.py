@@ -10,6 +10,7 @@ from ..ops.layers import Linear as LinearOp
 from ..state import get_default_dtype, get_rng
 from ..tensor import Tensor
 from .module import Module, check_size
+from .parameter import Parameter
 
 
 class Linear(Module):
@@ -34,11 +35,11 @@ class Linear(Module):
         dtype = get_default_dtype()
         rng = get_rng()
         weight = rng.uniform(-bound, bound, (out_features, in_features)).astype(dtype)
-        self.weight = from_numpy(weight, requires_grad=True)  # (out, in)
+        self.weight = Parameter(from_numpy(weight))  # (out, in)
         self.bias = None
         if bias:
-            self.bias = from_numpy(
-                rng.uniform(-bound, bound, out_features).astype(dtype), requires_grad=True
+            self.bias = Parameter(
+                from_numpy(rng.uniform(-bound, bound, out_features).astype(dtype))
             )  # (out,)
 
     def forward(self, x: Tensor) -> Tensor:

@@ -1,26 +1,36 @@
-"""Module: the bookkeeping of a layer — its parameters, its sub-modules, their names.
+"""Module: the bookkeeping of a layer — its parameters, buffers and sub-modules, their names.
 
-Assigning an attribute does the registration, as in PyTorch: a leaf Tensor that requires grad
-becomes a parameter, a Module becomes a child. Parameters are NAMED (`Tensor.name`) as soon as
-they are assigned, with their full path from the outermost module (`blocks.0.attn.q_proj.weight`);
-placing a module inside another renames its whole subtree. Calling a module runs `forward` with
-the module's path pushed on `function.observers.scope`, so every graph node made inside knows
-which layer made it (the graph renderer draws one cluster per layer).
+Assigning an attribute does the registration, by PyTorch's rules: an `nn.Parameter` becomes a
+parameter, a `Module` a child, an `nn.Buffer` a buffer (as `register_buffer`); anything else,
+a plain Tensor that requires grad included, is an ordinary attribute. A slot keeps its kind:
+a parameter's attribute takes only a Parameter or None (a plain Tensor is PyTorch's TypeError),
+a child's only a Module or None, a buffer's only a Tensor or None. Parameters are NAMED
+(`Tensor.name`) as soon as they are assigned, with their full path from the outermost module
+(`blocks.0.attn.q_proj.weight`); placing a module inside another renames its whole subtree.
+Calling a module runs its forward hooks and `forward` with the module's path pushed on
+`observers.scope`, so every graph node made inside knows which layer made it (the graph renderer
+draws one cluster per layer).
 
-The containers `Sequential` and `ModuleList` live here too. This module must not do maths: the
-layers do, through Tensor ops and `functional`.
+The state (`state_dict`, `load_state_dict`, dtype conversion, `zero_grad`) is in
+module_state.py and the hooks in module_hooks.py, both mixed into `Module`; the containers are
+in containers.py. This module must not do maths: the layers do, through Tensor ops and
+`functional`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import Any, NamedTuple
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 
 from ..state import observers
 from ..tensor import Tensor
-from ..tensor_methods import check_device, device
+from .module_hooks import HooksMixin
+from .module_state import IncompatibleKeys, StateMixin
+from .parameter import Buffer, Parameter
+
+__all__ = ["IncompatibleKeys", "Module", "Parameter", "check_size", "functional_call"]
 
 
 def _join(prefix: str, name: str) -> str:
@@ -43,27 +53,11 @@ def _path_of(module: Module, path: str, parent: ModulePath | None) -> ModulePath
     return scope
 
 
-class Parameter(Tensor):
-    """A leaf Tensor meant to be a module's parameter (`nn.Parameter(torch.ones(4))`).
-
-    As in PyTorch it requires grad by default and is registered as a parameter when assigned to
-    a module even if frozen (`requires_grad=False`). Unlike PyTorch it copies its data (a
-    Tensor's array is not shared), as `Tensor(...)` does.
-    """
-
-    def __init__(self, data: Any = None, requires_grad: bool = True) -> None:
-        if data is None:
-            data = np.empty(0, dtype=np.float32)
-        super().__init__(data._data if isinstance(data, Tensor) else data, requires_grad)
-
-    def __repr__(self) -> str:
-        return "Parameter containing:\n" + super().__repr__()
-
-
-def _is_parameter(value: Any) -> bool:
-    if isinstance(value, Parameter):
-        return True
-    return isinstance(value, Tensor) and value.requires_grad and value.is_leaf
+def _kind(value: Any) -> str:
+    """How an error message names a value's type: `Tensor (float32)`, `int`."""
+    if isinstance(value, Tensor):
+        return f"{type(value).__name__} ({value.dtype})"
+    return type(value).__name__
 
 
 def check_size(module: Module, **sizes: int) -> None:
@@ -77,25 +71,19 @@ def check_size(module: Module, **sizes: int) -> None:
             raise ValueError(f"{type(module).__name__}: {what} must be positive, got {value}")
 
 
-class IncompatibleKeys(NamedTuple):
-    """What `load_state_dict(strict=False)` could not match."""
-
-    missing_keys: list
-    unexpected_keys: list
-
-
-class Module:
+class Module(StateMixin, HooksMixin):
     """Base class of every layer. Subclasses call `super().__init__()` first, assign their
-    parameters and sub-modules as attributes, and define `forward`."""
+    parameters (`nn.Parameter`) and sub-modules as attributes, and define `forward`."""
 
     training: bool
 
     def __init__(self) -> None:
-        # Names of the attributes that are parameters / children, in assignment order; the
-        # objects themselves stay ordinary attributes (visible in a debugger's variables view).
+        # Names of the attributes that are parameters / children / buffers, in assignment
+        # order; the objects themselves stay ordinary attributes (visible in a debugger's
+        # variables view). A slot set to None keeps its name (and its kind), as in PyTorch.
         object.__setattr__(self, "_parameter_names", [])
         object.__setattr__(self, "_child_names", [])
-        object.__setattr__(self, "_buffer_names", [])  # register_buffer: state, not trained
+        object.__setattr__(self, "_buffer_names", [])
         object.__setattr__(self, "_non_persistent", set())  # buffers left out of state_dict
         object.__setattr__(self, "_path", _path_of(self, "", None))
         object.__setattr__(self, "training", True)
@@ -107,51 +95,129 @@ class Module:
                 f"{type(self).__name__}: assigned {name!r} before Module.__init__() ran; call "
                 "super().__init__() first in your __init__"
             )
-        params, children = self._parameter_names, self._child_names
-        if name in self.__dict__.get("_buffer_names", ()):
+        if isinstance(value, Parameter):
+            self._register(name, self._parameter_names)
+            self._set_parameter(name, value)
+        elif name in self._parameter_names:
+            if value is not None:
+                raise TypeError(
+                    f"{self._label()}: cannot assign {_kind(value)!r} as parameter {name!r} "
+                    f"(nn.Parameter or None expected). Wrap it (self.{name} = "
+                    f"nn.Parameter(value)), or write into the parameter under no_grad "
+                    f"(self.{name}.copy_(value))"
+                )
+            object.__setattr__(self, name, None)
+        elif isinstance(value, Module):
+            self._register(name, self._child_names)
+            self._set_child(name, value)
+        elif name in self._child_names:
+            if value is not None:
+                raise TypeError(
+                    f"{self._label()}: cannot assign {_kind(value)!r} as child module {name!r} "
+                    "(nn.Module or None expected)"
+                )
+            object.__setattr__(self, name, None)
+        elif isinstance(value, Buffer):
+            self._forget(name)
+            self.register_buffer(name, value.detach(), value.persistent)
+        elif name in self._buffer_names:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(
-                    f"{self._label()}: buffer {name!r} must be a Tensor or None, got "
-                    f"{type(value).__name__}"
+                    f"{self._label()}: cannot assign {_kind(value)!r} as buffer {name!r} "
+                    "(nn.Buffer, Tensor or None expected)"
                 )
             object.__setattr__(self, name, value)
-            return
-        kind = params if _is_parameter(value) else children if isinstance(value, Module) else None
-        for names in (params, children):
-            if names is not kind and name in names:
-                names.remove(name)  # e.g. a parameter replaced by None
-        if kind is not None and name not in kind:
-            kind.append(name)
-        if kind is params:
-            value.name = _join(self._path, name)
-        elif kind is children:
-            value._rename(_join(self._path, name), self._path)
-        object.__setattr__(self, name, value)
+        else:
+            object.__setattr__(self, name, value)
+
+    def _register(self, name: str, registry: list) -> None:
+        """Make `name` an entry of `registry` only (a replaced entry keeps its place)."""
+        for names in (self._parameter_names, self._child_names, self._buffer_names):
+            if names is not registry and name in names:
+                names.remove(name)
+        self._non_persistent.discard(name)
+        if name not in registry:
+            registry.append(name)
+
+    def _forget(self, name: str) -> None:
+        """Drop `name` from every registry (it is about to be registered anew)."""
+        for names in (self._parameter_names, self._child_names, self._buffer_names):
+            if name in names:
+                names.remove(name)
+        self._non_persistent.discard(name)
+
+    def _set_parameter(self, name: str, param: Parameter | None) -> None:
+        if param is not None:
+            param.name = _join(self._path, name)
+        object.__setattr__(self, name, param)
+
+    def _set_child(self, name: str, module: Module | None) -> None:
+        if module is not None:
+            module._rename(_join(self._path, name), self._path)
+        object.__setattr__(self, name, module)
+
+    def _check_new_name(self, name: Any, kind: str, registered: list) -> None:
+        """PyTorch's checks of a name given to register_parameter / register_buffer /
+        add_module: a str, no ".", not empty, not already another attribute."""
+        if "_parameter_names" not in self.__dict__:
+            raise AttributeError(
+                f"cannot register a {kind} before Module.__init__() ran; call "
+                "super().__init__() first in your __init__"
+            )
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string, got {type(name).__name__}")
+        if "." in name:
+            raise KeyError(f'{kind} name can\'t contain ".", got: {name}')
+        if name == "":
+            raise KeyError(f'{kind} name can\'t be empty string ""')
+        if hasattr(self, name) and name not in registered:
+            raise KeyError(f"attribute '{name}' already exists")
+
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        """Add `param` (an `nn.Parameter`, or None for an empty slot) as parameter `name`."""
+        self._check_new_name(name, "parameter", self._parameter_names)
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(
+                f"{self._label()}.register_parameter: cannot assign {_kind(param)!r} object to "
+                f"parameter {name!r} (nn.Parameter or None required); wrap it: "
+                "nn.Parameter(tensor)"
+            )
+        if name not in self._parameter_names:
+            self._parameter_names.append(name)
+        self._set_parameter(name, param)
 
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
         """Keep `tensor` as state that is not trained (a causal mask, running statistics):
         an attribute, in `state_dict()` (unless `persistent=False`), never in `parameters()`."""
-        if not isinstance(name, str) or not name or "." in name:
-            raise ValueError(f"{self._label()}.register_buffer: bad name {name!r}")
-        if name in self._parameter_names or name in self._child_names:
-            raise KeyError(
-                f"{self._label()}.register_buffer: {name!r} is already a parameter or module"
-            )
+        self._check_new_name(name, "buffer", self._buffer_names)
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(
-                f"{self._label()}.register_buffer: {name!r} must be a Tensor or None, got "
-                f"{type(tensor).__name__}"
+                f"{self._label()}.register_buffer: cannot assign {_kind(tensor)!r} object to "
+                f"buffer {name!r} (Tensor or None required)"
             )
         if name not in self._buffer_names:
             self._buffer_names.append(name)
-        if not persistent:
+        if persistent:
+            self._non_persistent.discard(name)
+        else:
             self._non_persistent.add(name)
         object.__setattr__(self, name, tensor)
 
+    def add_module(self, name: str, module: Module | None) -> None:
+        """Add `module` (or None, an empty slot) as child `name`, as assigning it does."""
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"add_module: {type(module).__name__} is not a Module subclass")
+        self._check_new_name(name, "module", self._child_names)
+        if name not in self._child_names:
+            self._child_names.append(name)
+        self._set_child(name, module)
+
+    def register_module(self, name: str, module: Module | None) -> None:
+        """`add_module` (PyTorch's other name for it)."""
+        self.add_module(name, module)
+
     def __delattr__(self, name: str) -> None:
-        for names in (self._parameter_names, self._child_names, self._buffer_names):
-            if name in names:
-                names.remove(name)
+        self._forget(name)
         object.__delattr__(self, name)
 
     def _rename(self, path: str, parent: ModulePath | None) -> None:
@@ -159,9 +225,13 @@ class Module:
         after it."""
         object.__setattr__(self, "_path", _path_of(self, path, parent))
         for name in self._parameter_names:
-            getattr(self, name).name = _join(path, name)
+            param = getattr(self, name)
+            if param is not None:
+                param.name = _join(path, name)
         for name in self._child_names:
-            getattr(self, name)._rename(_join(path, name), self._path)
+            child = getattr(self, name)
+            if child is not None:
+                child._rename(_join(path, name), self._path)
 
     def __setstate__(self, state: dict) -> None:
         # Unpickled (pickle, copy.deepcopy, ta.load(weights_only=False)): a checkpoint writes
@@ -177,6 +247,9 @@ class Module:
     def path(self) -> str:
         """The full path from the outermost module ("" for the outermost one itself)."""
         return self._path
+
+    def _get_name(self) -> str:
+        return type(self).__name__
 
     def _label(self) -> str:
         """How error messages name this module: `Linear 'attn.q_proj'` (or just `Linear`)."""
@@ -202,85 +275,94 @@ class Module:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         observers.push_scope(self._path)  # (the nodes made inside keep it: `node.scope`)
         try:
-            return self.forward(*args, **kwargs)
+            if self._hooks_of is None:  # (no hook registered: the plain call)
+                return self.forward(*args, **kwargs)
+            return self._call_with_hooks(args, kwargs)  # (module_hooks.py)
         finally:
             observers.pop_scope()
 
     # -------------------------------------------------------------------- traversal
-    def children(self) -> Iterator[Module]:
-        """The direct sub-modules, in assignment order (each once)."""
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        """(name, module) for the direct sub-modules, in assignment order (each once)."""
         seen: set = set()
         for name in self._child_names:
             child = getattr(self, name)
-            if id(child) not in seen:
+            if child is not None and id(child) not in seen:
                 seen.add(id(child))
-                yield child
+                yield name, child
 
-    def named_modules(self, prefix: str = "") -> Iterator[tuple[str, Module]]:
-        """(relative path, module) for this module and every descendant, each once."""
-        seen: set = set()
+    def children(self) -> Iterator[Module]:
+        """The direct sub-modules, in assignment order (each once)."""
+        for _, child in self.named_children():
+            yield child
+
+    def named_modules(
+        self, memo: set | None = None, prefix: str = "", remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Module]]:
+        """(path relative to this module, module) for this module and every descendant, in
+        PyTorch's order (a module, then each child's subtree); a module reachable by several
+        paths once, under its first, unless `remove_duplicate=False`."""
+        seen = memo if memo is not None else set()
         stack = [(prefix, self)]
         while stack:
             path, module = stack.pop()
-            if id(module) in seen:
-                continue
-            seen.add(id(module))
+            if remove_duplicate:
+                if module in seen:
+                    continue
+                seen.add(module)
             yield path, module
-            stack.extend(
-                (_join(path, name), getattr(module, name)) for name in reversed(module._child_names)
-            )
+            for name in reversed(module._child_names):
+                child = getattr(module, name)
+                if child is not None:
+                    stack.append((_join(path, name), child))
 
     def modules(self) -> Iterator[Module]:
         """This module and every descendant, each once."""
         for _, module in self.named_modules():
             yield module
 
+    def _named_members(
+        self, names_of: Callable, prefix: str, recurse: bool, remove_duplicate: bool
+    ) -> Iterator[tuple[str, Any]]:
+        """(path, object) for the members `names_of(module)` names, over this module (and its
+        descendants with `recurse`); each object once unless `remove_duplicate=False`."""
+        seen: set = set()
+        if recurse:
+            modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+        else:
+            modules = [(prefix, self)]
+        for path, module in modules:
+            for name in names_of(module):
+                member = getattr(module, name)
+                if member is None or (remove_duplicate and id(member) in seen):
+                    continue
+                seen.add(id(member))
+                yield _join(path, name), member
+
     def named_parameters(
         self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Parameter]]:
+        """(path relative to this module, parameter) for every parameter (only this module's
+        own with `recurse=False`), each tensor once (tied weights under their first name)
+        unless `remove_duplicate=False`."""
+        return self._named_members(lambda m: m._parameter_names, prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        """Every parameter (each tensor once), for an optimizer: `Adam(model.parameters())`."""
+        for _, param in self.named_parameters(recurse=recurse):
+            yield param
+
+    def named_buffers(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
     ) -> Iterator[tuple[str, Tensor]]:
-        """(path relative to this module, parameter) for every parameter, each tensor once
-        (tied weights under their first name) unless `remove_duplicate=False`."""
-        seen: set = set()
-        modules = self._all_modules(prefix) if recurse else [(prefix, self)]
-        for path, module in modules:
-            for name in module._parameter_names:
-                param = getattr(module, name)
-                if param is None or (remove_duplicate and id(param) in seen):
-                    continue
-                seen.add(id(param))
-                yield _join(path, name), param
+        """(path, buffer) for every buffer (`register_buffer`, `nn.Buffer`)."""
+        return self._named_members(lambda m: m._buffer_names, prefix, recurse, remove_duplicate)
 
-    def _all_modules(self, prefix: str = "") -> Iterator[tuple[str, Module]]:
-        """(path, module) under every path it is reachable by (a shared module more than once)."""
-        stack = [(prefix, self)]
-        while stack:
-            path, module = stack.pop()
-            yield path, module
-            stack.extend(
-                (_join(path, name), getattr(module, name)) for name in reversed(module._child_names)
-            )
-
-    def named_buffers(self, prefix: str = "") -> Iterator[tuple[str, Tensor]]:
-        """(path, buffer) for every buffer registered with `register_buffer`."""
-        for path, module in self.named_modules(prefix):
-            for name in module._buffer_names:
-                buffer = getattr(module, name)
-                if buffer is not None:
-                    yield _join(path, name), buffer
-
-    def buffers(self) -> Iterator[Tensor]:
-        for _, buffer in self.named_buffers():
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        for _, buffer in self.named_buffers(recurse=recurse):
             yield buffer
 
-    def named_children(self) -> Iterator[tuple[str, Module]]:
-        seen: set = set()
-        for name in self._child_names:
-            child = getattr(self, name)
-            if id(child) not in seen:
-                seen.add(id(child))
-                yield name, child
-
-    def apply(self, fn: Any) -> Module:
+    def apply(self, fn: Callable[[Module], Any]) -> Module:
         """Call `fn(module)` on every sub-module (children first) and then on this one, as
         PyTorch's `Module.apply` (e.g. a weight-initialisation function); returns self."""
         for child in self.children():
@@ -288,126 +370,56 @@ class Module:
         fn(self)
         return self
 
-    def parameters(self) -> Iterator[Tensor]:
-        """Every parameter (each tensor once), for an optimizer: `Adam(model.parameters())`."""
-        for _, param in self.named_parameters():
-            yield param
-
     def get_submodule(self, target: str) -> Module:
         """The descendant at relative path `target` ("" is this module)."""
         module = self
         for part in target.split(".") if target else ():
-            if part not in module._child_names:
+            if not hasattr(module, part):
                 raise AttributeError(
-                    f"{module._label()} has no sub-module {part!r} (looking up {target!r}); it "
-                    f"has {module._child_names}"
+                    f"{module._label()} has no attribute `{part}` (looking up {target!r}); its "
+                    f"sub-modules are {[n for n, _ in module.named_children()]}"
                 )
+            if part not in module._child_names or getattr(module, part) is None:
+                raise AttributeError(f"`{part}` is not an nn.Module (looking up {target!r})")
             module = getattr(module, part)
         return module
 
-    # ------------------------------------------------------------------------ state
-    def zero_grad(self) -> None:
-        """Set every parameter's `.grad` to None (PyTorch's default, `set_to_none=True`)."""
-        for param in self.parameters():
-            param.grad = None
+    def get_parameter(self, target: str) -> Parameter:
+        """The parameter at relative path `target` ("blocks.0.attn.q_proj.weight")."""
+        return self._get_member(target, "_parameter_names", "an nn.Parameter")
 
+    def get_buffer(self, target: str) -> Tensor:
+        """The buffer at relative path `target`."""
+        return self._get_member(target, "_buffer_names", "a buffer")
+
+    def _get_member(self, target: str, registry: str, what: str) -> Any:
+        module_path, _, name = target.rpartition(".")
+        module = self.get_submodule(module_path)
+        if not hasattr(module, name):
+            raise AttributeError(f"{module._label()} has no attribute `{name}`")
+        if name not in getattr(module, registry):
+            raise AttributeError(f"`{name}` is not {what} (looking up {target!r})")
+        return getattr(module, name)
+
+    # ------------------------------------------------------------------------ modes
     def train(self, mode: bool = True) -> Module:
         """Set `training` on this module and every descendant (Dropout reads it)."""
-        for module in self.modules():
-            object.__setattr__(module, "training", bool(mode))
-        return self
-
-    def to(self, *args: Any, **kwargs: Any) -> Module:
-        """`model.to("cpu")` or `model.to(dtype)`: the device is checked (CPU only), a float
-        dtype converts every parameter and float buffer in place; returns self."""
-        dtype = kwargs.pop("dtype", None)
-        check_device(kwargs.pop("device", None))
-        for arg in args:
-            if isinstance(arg, (str, device)):
-                check_device(arg)
-            else:
-                dtype = arg
-        if kwargs:
-            raise TypeError(f"{self._label()}.to(): unexpected arguments {sorted(kwargs)}")
-        if dtype is not None:
-            dtype = np.dtype(dtype)
-            for tensor in list(self.parameters()) + list(self.buffers()):
-                if tensor.dtype.kind == "f" and tensor.dtype != dtype:
-                    tensor.data = tensor._data.astype(dtype)
-                    tensor.grad = None
-        return self
-
-    def requires_grad_(self, requires_grad: bool = True) -> Module:
-        """Freeze (False) or unfreeze every parameter; returns self."""
-        for param in self.parameters():
-            param.requires_grad_(requires_grad)
+        if not isinstance(mode, bool):
+            raise ValueError(f"{self._label()}.train: mode must be a bool, got {mode!r}")
+        object.__setattr__(self, "training", mode)
+        for child in self.children():
+            child.train(mode)
         return self
 
     def eval(self) -> Module:
         """`train(False)`."""
         return self.train(False)
 
-    def state_dict(self) -> dict[str, np.ndarray]:
-        """{name: a copy of the array} for every parameter and persistent buffer, in PyTorch's
-        order and naming; a tied weight appears under each of its names (as in PyTorch)."""
-        state = {}
-        for path, module in self._all_modules():
-            for name in module._parameter_names:
-                param = getattr(module, name)
-                if param is not None:
-                    state[_join(path, name)] = param._data.copy()
-            for name in module._buffer_names:
-                buffer = getattr(module, name)
-                if buffer is not None and name not in module._non_persistent:
-                    state[_join(path, name)] = buffer._data.copy()
-        return state
-
-    def _state_tensors(self) -> dict[str, Tensor]:
-        """The tensors `state_dict()` copies, by the same names."""
-        tensors = {}
-        for path, module in self._all_modules():
-            for name in module._parameter_names + module._buffer_names:
-                tensor = getattr(module, name)
-                if tensor is not None and name not in module._non_persistent:
-                    tensors[_join(path, name)] = tensor
-        return tensors
-
-    def load_state_dict(self, state: dict, strict: bool = True) -> IncompatibleKeys:
-        """Copy arrays from `state` (this library's or a PyTorch `state_dict`) into the
-        parameters and buffers of the same names. All or nothing: every entry is checked first
-        (a number array of the right shape), and on any error nothing changes.
-
-        With `strict=True` the keys must match too (ValueError naming the missing and the
-        unexpected keys); with `strict=False` the others are loaded and the mismatches returned.
-        """
-        label = f"{self._label()}.load_state_dict"
-        if not hasattr(state, "keys") or not hasattr(state, "__getitem__"):
-            raise TypeError(
-                f"{label}: expected a dict of name -> array, got {type(state).__name__}"
-            )
-        own = self._state_tensors()
-        missing = [key for key in own if key not in state]
-        unexpected = [key for key in state if key not in own]
-        problems = []
-        if strict and missing:
-            problems.append(f"missing keys: {missing}")
-        if strict and unexpected:
-            problems.append(f"unexpected keys: {unexpected}")
-        arrays = {}
-        for key, target in own.items():
-            if key not in state:
-                continue
-            array, problem = _loadable(state[key], target)
-            if problem:
-                problems.append(f"{key}: {problem}")
-            arrays[key] = array
-        if problems:
-            hint = " Pass strict=False to load only the matching keys." if strict else ""
-            raise ValueError(f"{label}: " + "; ".join(problems) + "." + hint)
-        for key, array in arrays.items():
-            # A new array rather than writing in place: a live graph may hold the old one.
-            own[key].data = np.array(array, dtype=own[key].dtype)
-        return IncompatibleKeys(missing, unexpected)
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        """Freeze (False) or unfreeze every parameter; returns self."""
+        for param in self.parameters():
+            param.requires_grad_(requires_grad)
+        return self
 
     # ------------------------------------------------------------------------- repr
     def extra_repr(self) -> str:
@@ -416,128 +428,12 @@ class Module:
 
     def __repr__(self) -> str:
         extra = self.extra_repr()
-        if not self._child_names:
+        children = [(name, getattr(self, name)) for name in self._child_names]
+        if not children:
             return f"{type(self).__name__}({extra})"
-        lines = ([extra] if extra else []) + [
-            f"({name}): " + repr(getattr(self, name)) for name in self._child_names
-        ]
+        lines = ([extra] if extra else []) + [f"({name}): {child!r}" for name, child in children]
         body = "\n".join("  " + line.replace("\n", "\n  ") for line in lines)
         return f"{type(self).__name__}(\n{body}\n)"
-
-
-def _loadable(value: Any, target: Tensor) -> tuple[Any, str | None]:
-    """(array, None) if `value` can be loaded into `target`, else (None, what is wrong)."""
-    if isinstance(value, Tensor):
-        value = value._data
-    try:
-        array = np.asarray(value)
-    except (ValueError, TypeError) as err:
-        return None, f"cannot be read as an array ({err}); give an ndarray"
-    if array.dtype.kind not in "fiub":
-        return None, f"holds dtype {array.dtype}, not numbers"
-    if array.dtype.kind == "f" and target.dtype.kind in "iub":
-        return None, f"is a float array but the buffer holds {target.dtype}"
-    if array.shape != target.shape:
-        return None, f"expected shape {target.shape}, got {array.shape}"
-    return array, None
-
-
-class ModuleList(Module):
-    """A list of modules (children named "0", "1", ...) with no forward of its own."""
-
-    def __init__(self, modules: Iterable[Module] = ()) -> None:
-        super().__init__()
-        for module in modules:
-            self.append(module)
-
-    def append(self, module: Module) -> ModuleList:
-        """Add `module` as the next child."""
-        index = len(self._child_names)
-        if not isinstance(module, Module):
-            raise TypeError(
-                f"{type(self).__name__}: item {index} must be a Module, got {type(module).__name__}"
-            )
-        setattr(self, str(index), module)
-        return self
-
-    def __getitem__(self, index: int) -> Module:
-        return getattr(self, self._child_names[index])
-
-    def __len__(self) -> int:
-        return len(self._child_names)
-
-    def __iter__(self) -> Iterator[Module]:
-        return (getattr(self, name) for name in self._child_names)
-
-    def extend(self, modules: Iterable[Module]) -> ModuleList:
-        """Append each of `modules`."""
-        for module in modules:
-            self.append(module)
-        return self
-
-
-class ModuleDict(Module):
-    """A dict of modules, children named by their keys (`transformer.wte`), as PyTorch's;
-    keys are reachable as attributes too (`self.transformer.wte`)."""
-
-    def __init__(self, modules: Any = None) -> None:
-        super().__init__()
-        if modules is not None:
-            self.update(modules)
-
-    def update(self, modules: Any) -> None:
-        """Add (or replace) the children from a dict or from (key, module) pairs."""
-        items = modules.items() if hasattr(modules, "items") else modules
-        for key, module in items:
-            self[key] = module
-
-    def __setitem__(self, key: str, module: Module) -> None:
-        if not isinstance(key, str) or not key.isidentifier():
-            raise KeyError(f"{type(self).__name__}: keys must be identifiers, got {key!r}")
-        if not isinstance(module, Module):
-            raise TypeError(
-                f"{type(self).__name__}: {key!r} must be a Module, got {type(module).__name__}"
-            )
-        setattr(self, key, module)
-
-    def __getitem__(self, key: str) -> Module:
-        if key not in self._child_names:
-            raise KeyError(f"{self._label()} has no key {key!r}; it has {self._child_names}")
-        return getattr(self, key)
-
-    def __delitem__(self, key: str) -> None:
-        self[key]  # KeyError naming the keys if absent
-        delattr(self, key)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._child_names
-
-    def __len__(self) -> int:
-        return len(self._child_names)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(list(self._child_names))
-
-    def keys(self) -> list[str]:
-        return list(self._child_names)
-
-    def values(self) -> list[Module]:
-        return [getattr(self, key) for key in self._child_names]
-
-    def items(self) -> list[tuple[str, Module]]:
-        return [(key, getattr(self, key)) for key in self._child_names]
-
-
-class Sequential(ModuleList):
-    """Modules applied one after another; children are named "0", "1", ..."""
-
-    def __init__(self, *modules: Module) -> None:
-        super().__init__(modules)
-
-    def forward(self, x: Any) -> Any:
-        for module in self:
-            x = module(x)
-        return x
 
 
 def functional_call(module: Module, parameters: dict[str, Tensor], *args: Any, **kwargs: Any):

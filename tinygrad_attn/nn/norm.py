@@ -1,14 +1,20 @@
-"""LayerNorm: normalise each position's features, then scale and shift them (learned)."""
+"""LayerNorm and RMSNorm: normalise each position's features, then scale (and shift) them
+(learned)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from .. import functional as F
 from ..creation import ones, zeros
+from ..errors import ShapeError
+from ..functional.normalization import normalized_shape_tuple
 from ..ops.layers import LayerNorm as LayerNormOp
 from ..tensor import Tensor
+from ..tensor_methods import check_device
 from .module import Module, check_size
+from .parameter import Parameter
 
 
 class LayerNorm(Module):
@@ -24,15 +30,18 @@ class LayerNorm(Module):
         eps: float = 1e-5,
         elementwise_affine: bool = True,
         bias: bool = True,
+        device: Any = None,
+        dtype: Any = None,
     ) -> None:
         super().__init__()
-        shape = F.normalized_shape_tuple("LayerNorm", normalized_shape)
+        check_device(device)
+        shape = normalized_shape_tuple("LayerNorm", normalized_shape)
         check_size(self, **{f"normalized_shape[{i}]": n for i, n in enumerate(shape)})
         self.normalized_shape = shape
         self.eps = eps
         self.elementwise_affine = bool(elementwise_affine)
-        self.weight = ones(shape, requires_grad=True) if elementwise_affine else None
-        self.bias = zeros(shape, requires_grad=True) if elementwise_affine and bias else None
+        self.weight = Parameter(ones(shape, dtype=dtype)) if elementwise_affine else None
+        self.bias = Parameter(zeros(shape, dtype=dtype)) if elementwise_affine and bias else None
 
     def forward(self, x: Tensor) -> Tensor:
         k = len(self.normalized_shape)
@@ -42,7 +51,7 @@ class LayerNorm(Module):
             or x.shape[x.ndim - k :] != self.normalized_shape
         ):
             shape = x.shape if isinstance(x, Tensor) else type(x).__name__
-            raise ValueError(
+            raise ShapeError(
                 f"{self._label()}: expected input of shape (..., "
                 f"{', '.join(map(str, self.normalized_shape))}), got {shape}"
             )
@@ -53,4 +62,37 @@ class LayerNorm(Module):
         )  # (..., *normalized_shape)
 
     def extra_repr(self) -> str:
-        return f"{self.normalized_shape}, eps={self.eps}"
+        return (
+            f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+        )
+
+
+class RMSNorm(Module):
+    """`F.rms_norm` over the trailing `normalized_shape` axes, with a learned `weight` (ones)
+    of that shape unless `elementwise_affine=False`, as PyTorch's `nn.RMSNorm`; `eps=None`
+    takes the input dtype's machine epsilon."""
+
+    def __init__(
+        self,
+        normalized_shape: int | Sequence[int],
+        eps: float | None = None,
+        elementwise_affine: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        check_device(device)
+        shape = normalized_shape_tuple("RMSNorm", normalized_shape)
+        check_size(self, **{f"normalized_shape[{i}]": n for i, n in enumerate(shape)})
+        self.normalized_shape = shape
+        self.eps = eps
+        self.elementwise_affine = bool(elementwise_affine)
+        self.weight = Parameter(ones(shape, dtype=dtype)) if elementwise_affine else None
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+        )

@@ -1,12 +1,14 @@
 """More parameter-free layers under PyTorch's names: SiLU, LeakyReLU, ELU, Softplus, Hardtanh,
-Tanh, Sigmoid, Softmax, LogSoftmax, Flatten, Identity. Each calls the Tensor method of the same
-name; no maths here.
+Tanh, Sigmoid, Softmax, LogSoftmax, Flatten, Identity. Each calls the `F` function (or Tensor
+method) of the same name with its options; `inplace=True` writes into the input, as PyTorch's.
+No maths here.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from .. import functional as F
 from ..tensor import Tensor
 from .module import Module
 
@@ -34,18 +36,25 @@ class Sigmoid(Module):
 class SiLU(Module):
     """x * sigmoid(x)."""
 
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
     def forward(self, x: Tensor) -> Tensor:
-        return x.silu()
+        return F.silu(x, self.inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
 
 
 class LeakyReLU(Module):
     def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
         super().__init__()
         self.negative_slope = negative_slope
-        self.inplace = inplace  # (as nn.ReLU's: computed out of place)
+        self.inplace = inplace
 
     def forward(self, x: Tensor) -> Tensor:
-        return x.leaky_relu(self.negative_slope)
+        return F.leaky_relu(x, self.negative_slope, self.inplace)
 
     def extra_repr(self) -> str:
         return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
@@ -55,10 +64,10 @@ class ELU(Module):
     def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
         super().__init__()
         self.alpha = alpha
-        self.inplace = inplace  # (as nn.ReLU's: computed out of place)
+        self.inplace = inplace
 
     def forward(self, x: Tensor) -> Tensor:
-        return x.elu(self.alpha)
+        return F.elu(x, self.alpha, self.inplace)
 
     def extra_repr(self) -> str:
         return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
@@ -70,7 +79,7 @@ class Softplus(Module):
         self.beta, self.threshold = beta, threshold
 
     def forward(self, x: Tensor) -> Tensor:
-        return x.softplus(self.beta, self.threshold)
+        return F.softplus(x, self.beta, self.threshold)
 
     def extra_repr(self) -> str:
         return f"beta={self.beta}, threshold={self.threshold}"
@@ -79,11 +88,15 @@ class Softplus(Module):
 class Hardtanh(Module):
     def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> None:
         super().__init__()
+        if max_val <= min_val:
+            raise ValueError(
+                f"Hardtanh: max_val ({max_val}) must be greater than min_val ({min_val})"
+            )
         self.min_val, self.max_val = min_val, max_val
-        self.inplace = inplace  # (as nn.ReLU's: computed out of place)
+        self.inplace = inplace
 
     def forward(self, x: Tensor) -> Tensor:
-        return x.hardtanh(self.min_val, self.max_val)
+        return F.hardtanh(x, self.min_val, self.max_val, self.inplace)
 
     def extra_repr(self) -> str:
         return f"min_val={self.min_val}, max_val={self.max_val}" + (
@@ -92,12 +105,14 @@ class Hardtanh(Module):
 
 
 class Softmax(Module):
-    def __init__(self, dim: int = -1) -> None:
+    """`F.softmax(x, dim)`; with no dim, PyTorch's deprecated implicit choice and warning."""
+
+    def __init__(self, dim: int | None = None) -> None:
         super().__init__()
         self.dim = dim
 
     def forward(self, x: Tensor) -> Tensor:
-        return x.softmax(dim=self.dim)
+        return F.softmax(x, self.dim)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
@@ -118,12 +133,14 @@ class Flatten(Module):
 
 
 class LogSoftmax(Module):
-    def __init__(self, dim: int = -1) -> None:
+    """`F.log_softmax(x, dim)`; with no dim, as `Softmax`."""
+
+    def __init__(self, dim: int | None = None) -> None:
         super().__init__()
         self.dim = dim
 
     def forward(self, x: Tensor) -> Tensor:
-        return x.log_softmax(dim=self.dim)
+        return F.log_softmax(x, self.dim)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"

@@ -28,6 +28,7 @@ from ..tensor import Tensor
 from . import init
 from .linear import Linear
 from .module import Module, check_size
+from .parameter import Parameter
 
 
 class RuntimeValueError(ValueError, RuntimeError):
@@ -154,9 +155,9 @@ class MultiheadAttention(Module):
         self.embed_dim, self.num_heads, self.dropout = embed_dim, num_heads, dropout
         self.head_dim, self.batch_first = embed_dim // num_heads, batch_first
         dtype = get_default_dtype()
-        self.in_proj_weight = from_numpy(np.zeros((3 * embed_dim, embed_dim), dtype), True)
+        self.in_proj_weight = Parameter(from_numpy(np.zeros((3 * embed_dim, embed_dim), dtype)))
         init.xavier_uniform_(self.in_proj_weight)  # (3E, E): the query, key, value rows
-        self.in_proj_bias = from_numpy(np.zeros(3 * embed_dim, dtype), True) if bias else None
+        self.in_proj_bias = Parameter(from_numpy(np.zeros(3 * embed_dim, dtype))) if bias else None
         self.out_proj = Linear(embed_dim, embed_dim, bias=bias)
         if bias:
             init.zeros_(self.out_proj.bias)

@@ -32,8 +32,9 @@ from ..tensor import Tensor
 from ..tensor_methods import check_device
 from . import init
 from .activation import GELU, Dropout, ReLU
+from .containers import ModuleList
 from .linear import Linear
-from .module import Module, ModuleList, check_size
+from .module import Module, check_size
 from .norm import LayerNorm
 from .torch_attention import (
     MultiheadAttention,

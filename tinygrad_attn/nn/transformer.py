@@ -7,8 +7,9 @@ from typing import Any
 from ..tensor import Tensor
 from .activation import GELU
 from .attention import MultiHeadAttention
+from .containers import Sequential
 from .linear import Linear
-from .module import Module, Sequential, check_size
+from .module import Module, check_size
 from .norm import LayerNorm
 
 

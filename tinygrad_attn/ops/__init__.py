@@ -27,6 +27,7 @@ from .elementwise import (
     Sub,
     Tanh,
 )
+from .extremes import Max, Min
 from .matmul import Einsum, MatMul
 from .movement import (
     Concatenate,
@@ -39,8 +40,8 @@ from .movement import (
     Transpose,
     Where,
 )
-from .reduce import Max, Mean, Sum, Var
-from .reduce_more import Cumsum, Min, Norm, Prod
+from .reduce import Mean, Norm, Prod, Std, Sum, Var
+from .scan import Cumsum
 from .shape import BroadcastTo, Cast, Clone, Flip, Pad, Roll, Tile
 from .softmax import LogSoftmax, Softmax
 from .unary import (
@@ -114,6 +115,7 @@ __all__ = [
     "Sqrt",
     "Stack",
     "Sub",
+    "Std",
     "Sum",
     "Tanh",
     "Tile",

@@ -2,11 +2,11 @@
 
 Each of these is one step of the maths that the primitive ops would spell as several nodes
 (`Linear` as MatMul + Transpose + Add, LayerNorm as a dozen): one node here, with the gradient
-derived by hand and checked in float64 like every other op. `functional.py` keeps the composed
+derived by hand and checked in float64 like every other op. `functional/` keeps the composed
 forms (`linear_composed`, `layer_norm_composed`, `gelu_composed`, `cross_entropy_composed`) for
 reading and drawing.
 
-Argument checking with user-facing messages happens in `functional.py`; these ops only guard
+Argument checking with user-facing messages happens in `functional/`; these ops only guard
 what would otherwise fail deep inside NumPy. Arrays an op computes and saves are made read-only
 here (rule 1 of function.py's note), so saving them costs no lock.
 """
@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..function import Function
-from ..higher_order import composite_backward
+from ..higher_order import composite_backward, graph_inputs
 from ..state import is_grad_enabled
 from ._erf import ERFC_POLY, erfc_into
 from ._util import BLOCK, blockwise, frozen, row_sums
@@ -304,13 +304,23 @@ def _gelu_tanh_and_slope(
 
 
 class CrossEntropy(Function):
-    """loss_i = -(1 - s) logp[i, t_i] - s mean_c(logp[i, c]) with logp = log_softmax(logits),
-    0 where t_i == ignore_index, then summed, averaged over the kept rows, or kept;
-    dlogits_i = w_i (softmax(logits_i) - (1 - s) onehot(t_i) - s / C), w_i = that reduction's
-    weight of row i times dout"""
+    """loss_i = w_i (1 - s) nll_i + (s / C) sum_c w_c (-logp[i, c]), with logp = log_softmax(logits)
+    over the last axis, nll_i = -logp[i, t_i], w_c the class weights (1 without), w_i = w_(t_i), and
+    0 where t_i == ignore_index; then summed, divided by the summed w_i of the kept rows
+    ("mean"), or kept;  dlogits_i = r_i ((1 - s) w_i (p_i - onehot(t_i)) + (s / C)(W p_i - w)),
+    with p = softmax(logits), W = sum_c w_c and r_i that reduction's weight of row i times dout"""
 
     @staticmethod
-    def forward(ctx, logits, *, target, ignore_index=-100, label_smoothing=0.0, reduction="mean"):
+    def forward(
+        ctx,
+        logits,
+        *,
+        target,
+        weight=None,
+        ignore_index=-100,
+        label_smoothing=0.0,
+        reduction="mean",
+    ):
         classes = logits.shape[-1]
         rows = logits.reshape(-1, classes)  # (N, C)
         # A copy: a label buffer refilled before backward must not change the gradient.
@@ -318,43 +328,83 @@ class CrossEntropy(Function):
         kept = labels != ignore_index  # (N,)
         picked_labels = np.where(kept, labels, 0)  # (N,), any valid index where ignored
         shifted = rows - rows.max(axis=1, keepdims=True)  # (N, C), for a stable exp
-        probs = np.exp(shifted)  # (N, C)
-        total = row_sums(probs)[:, None]  # (N, 1)
-        probs /= total
+        total = row_sums(np.exp(shifted))[:, None]  # (N, 1)
         log_total = np.log(total)  # (N, 1)
         picked = shifted[np.arange(labels.size), picked_labels] - log_total[:, 0]  # (N,)
+        row_weights = kept.astype(logits.dtype)  # (N,): w_i, 0 where ignored
+        if weight is not None:
+            weight = frozen(np.array(weight, dtype=logits.dtype))  # (C,), a copy of its own
+            row_weights *= weight[picked_labels]
         loss = -picked
+        loss *= row_weights
         if label_smoothing:
-            mean_log_prob = row_sums(shifted, 1 / classes) - log_total[:, 0]  # (N,)
+            if weight is None:  # sum_c -logp[i, c]
+                smooth = classes * log_total[:, 0] - row_sums(shifted)  # (N,)
+            else:  # sum_c -w_c logp[i, c]
+                smooth = weight.sum() * log_total[:, 0] - shifted @ weight  # (N,)
             loss *= 1 - label_smoothing
-            loss -= label_smoothing * mean_log_prob
-        loss *= kept
-        ctx.count = int(kept.sum())
+            loss += (label_smoothing / classes) * smooth * kept
+        shifted -= log_total  # (N, C): now log_softmax(logits), what backward keeps (as PyTorch)
+        ctx.denominator = float(row_weights.sum())
         ctx.logits_shape = logits.shape
-        ctx.ignore_index = ignore_index
         ctx.label_smoothing = label_smoothing
         ctx.reduction = reduction
-        ctx.save_for_backward(frozen(probs), frozen(picked_labels), frozen(kept))
+        saved = (frozen(shifted), frozen(picked_labels), frozen(kept), frozen(row_weights))
+        ctx.save_for_backward(*saved, *(() if weight is None else (weight,)))
         if reduction == "none":
             return loss.reshape(np.shape(target))  # target's shape
         out = loss.sum(dtype=logits.dtype)
         if reduction == "mean":
-            out = out / logits.dtype.type(ctx.count) if ctx.count else logits.dtype.type("nan")
+            nothing = ctx.denominator == 0
+            out = logits.dtype.type("nan") if nothing else out / logits.dtype.type(ctx.denominator)
         return np.asarray(out, dtype=logits.dtype)  # ()
 
     @staticmethod
     def backward(ctx, grad_out):
-        probs, labels, kept = ctx.saved_tensors
-        grad_rows = probs.copy()  # (N, C): softmax(logits)
-        if ctx.label_smoothing:
-            grad_rows -= ctx.label_smoothing / probs.shape[1]
-        grad_rows[np.arange(labels.size), labels] -= 1 - ctx.label_smoothing
+        log_probs, labels, kept, row_weights, *weight = ctx.saved_tensors
+        s = ctx.label_smoothing
+        classes = log_probs.shape[1]
         if ctx.reduction == "none":
-            weight = grad_out.reshape(-1) * kept  # (N,)
+            scale = grad_out.reshape(-1)  # (N,)
         elif ctx.reduction == "sum":
-            weight = grad_out * kept  # (N,)
+            scale = grad_out
         else:
-            # Nothing kept: the mean is 0/0 = nan, but no row moves it (PyTorch: gradient 0).
-            weight = grad_out / max(ctx.count, 1) * kept  # (N,)
-        grad_rows *= weight[:, None]
+            # Nothing counted: the mean is 0/0 = nan, but no row moves it (PyTorch: gradient 0).
+            scale = grad_out / (ctx.denominator or 1.0)
+        picked = (1 - s) * row_weights * scale  # (N,): the one-hot term's factor per row
+        if s:  # (1 - s) w_i (p - onehot) + (s / C)(W p - w), row by row, times r_i
+            smooth = (s / classes) * kept * scale  # (N,)
+            total_weight = classes if not weight else weight[0].sum()
+            grad_rows = np.exp(log_probs)  # (N, C): softmax(logits)
+            grad_rows *= (picked + smooth * total_weight)[:, None]
+            grad_rows -= smooth[:, None] * (weight[0] if weight else 1)
+        else:
+            grad_rows = np.exp(log_probs)  # (N, C): softmax(logits)
+            grad_rows *= np.reshape(picked, (-1, 1))
+        grad_rows[np.arange(labels.size), labels] -= picked
+        return (grad_rows.reshape(ctx.logits_shape),)
+
+    @staticmethod
+    def backward_graph(ctx, grad_out):
+        # The same formula as recorded ops. The log-probabilities stand for the logits: they
+        # differ by a shift per row, which no softmax (nor any of its derivatives) sees.
+        log_probs, labels, kept, row_weights, *weight = ctx.saved_tensors
+        (logits,) = graph_inputs(ctx, log_probs.reshape(ctx.logits_shape))
+        rows, classes = log_probs.shape
+        probs = logits.reshape(rows, classes).softmax(-1)  # (N, C)
+        if ctx.reduction == "none":
+            scale = grad_out.reshape(-1)  # (N,)
+        else:
+            scale = grad_out / (ctx.denominator or 1.0) if ctx.reduction == "mean" else grad_out
+        s = ctx.label_smoothing
+        picked = (1 - s) * row_weights * scale  # (N,)
+        one_hot = np.zeros((rows, classes), log_probs.dtype)
+        one_hot[np.arange(rows), labels] = 1
+        factor = picked
+        if s:
+            smooth = (s / classes) * kept * scale  # (N,)
+            factor = picked + smooth * (weight[0].sum() if weight else classes)
+        grad_rows = probs * factor.reshape(-1, 1) - one_hot * picked.reshape(-1, 1)
+        if s:
+            grad_rows = grad_rows - smooth.reshape(-1, 1) * (weight[0] if weight else 1.0)
         return (grad_rows.reshape(ctx.logits_shape),)

@@ -39,8 +39,11 @@ def np_gelu(x: np.ndarray, approximate: str = "none") -> np.ndarray:
     return 0.5 * x * (1 + np_erf(x / math.sqrt(2)))
 
 
-def _np_cross_entropy(logits: np.ndarray, target: np.ndarray, reduction: str) -> np.ndarray:
-    log_probs = np_log_softmax(logits, axis=-1)  # (..., C)
+def _np_cross_entropy(
+    logits: np.ndarray, target: np.ndarray, reduction: str, axis: int | None = None
+) -> np.ndarray:
+    axis = (0 if logits.ndim == 1 else 1) if axis is None else axis  # PyTorch's class axis
+    log_probs = np.moveaxis(np_log_softmax(logits, axis=axis), axis, -1)  # (..., C)
     picked = np.take_along_axis(log_probs, target[..., None], axis=-1)[..., 0]  # target's shape
     return _np_reduce(-picked, reduction)
 
@@ -160,11 +163,9 @@ register(
 )
 
 
-def _cross_entropy_case(label: str, batch: tuple, classes: int, target: Any, reduction: str):
+def _cross_entropy_case(label: str, shape: tuple, target: Any, reduction: str, **axis: int):
     return Case(
-        label,
-        (Values((*batch, classes)),),
-        {"target": np.asarray(target), "reduction": reduction},
+        label, (Values(shape),), {"target": np.asarray(target), "reduction": reduction, **axis}
     )
 
 
@@ -177,6 +178,7 @@ def _generate_cross_entropy(c: Choices) -> Case:
         {
             "target": c.index_array(batch, classes),
             "reduction": c.pick(("mean", "sum", "none")),
+            "axis": -1,  # (the shapes drawn are class-last)
         },
     )
 
@@ -187,14 +189,17 @@ register(
         F.cross_entropy,
         _np_cross_entropy,
         (
-            _cross_entropy_case("(4,5) mean", (4,), 5, [0, 4, 2, 2], "mean"),
-            _cross_entropy_case("(2,3,5) (B,T,C) sum", (2, 3), 5, [[1, 0, 4], [4, 4, 2]], "sum"),
-            _cross_entropy_case("(3,2) none", (3,), 2, [1, 1, 0], "none"),
-            _cross_entropy_case("(5,) one row, 0-d target", (), 5, 3, "mean"),
+            _cross_entropy_case("(4,5) mean", (4, 5), [0, 4, 2, 2], "mean"),
+            _cross_entropy_case("(2,5,3) (N,C,d) mean", (2, 5, 3), [[1, 0, 4], [4, 4, 2]], "mean"),
+            _cross_entropy_case(
+                "(2,3,5) (B,T,C) axis=-1 sum", (2, 3, 5), [[1, 0, 4], [4, 4, 2]], "sum", axis=-1
+            ),
+            _cross_entropy_case("(3,2) none", (3, 2), [1, 1, 0], "none"),
+            _cross_entropy_case("(5,) one row, 0-d target", (5,), 3, "mean"),
         ),
         _generate_cross_entropy,
         "functional",
-        "class axis last; integer targets",
+        "class axis 1 (axis= another); integer targets",
     )
 )
 

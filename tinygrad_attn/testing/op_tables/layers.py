@@ -47,16 +47,21 @@ def np_cross_entropy(
     reduction: str = "mean",
     ignore_index: int = -100,
     label_smoothing: float = 0.0,
+    weight: np.ndarray | None = None,
 ) -> np.ndarray:
+    """PyTorch's cross-entropy of class indices, class axis last, from its definition."""
     log_probs = np_log_softmax(logits, axis=-1)  # (..., C)
+    classes = logits.shape[-1]
+    weight = np.ones(classes) if weight is None else weight
     kept = target != ignore_index  # target's shape
     safe = np.where(kept, target, 0)
     nll = -np.take_along_axis(log_probs, safe[..., None], axis=-1)[..., 0]
-    loss = (1 - label_smoothing) * nll - label_smoothing * log_probs.mean(axis=-1)
+    smooth = -(log_probs * weight).sum(axis=-1) / classes
+    loss = (1 - label_smoothing) * weight[safe] * nll + label_smoothing * smooth
     loss = np.where(kept, loss, 0.0)
     if reduction == "none":
         return loss
-    return loss.sum() / kept.sum() if reduction == "mean" else loss.sum()
+    return loss.sum() / (weight[safe] * kept).sum() if reduction == "mean" else loss.sum()
 
 
 # ------------------------------------------------------------------------------------ Linear
@@ -135,6 +140,12 @@ def _cross_entropy_op(logits: Tensor, **params: Any) -> Tensor:
     return CrossEntropy.apply(logits, **params)
 
 
+def _cross_entropy_composed(logits: Tensor, **params: Any) -> Tensor:
+    weight = params.pop("weight", None)
+    weight = None if weight is None else Tensor(weight, dtype=logits.dtype)
+    return F.cross_entropy_composed(logits, weight=weight, axis=-1, **params)  # class axis last
+
+
 def _ce_case(label: str, batch: tuple, classes: int, target: Any, **options: Any) -> Case:
     params = {"target": np.asarray(target), "reduction": "mean", **options}
     return Case(label, (Values((*batch, classes), LOGITS),), params)
@@ -148,6 +159,15 @@ CROSS_ENTROPY_CASES = (
     _ce_case("(2,3,4) ignore_index=-100 on one position", (2, 3), 4, [[1, 3, -100], [0, 2, 2]]),
     _ce_case("(4,3) ignore_index=2, none", (4,), 3, [2, 0, 2, 1], ignore_index=2, reduction="none"),
     _ce_case("(4,5) label_smoothing=0.2", (4,), 5, [0, 4, 2, 2], label_smoothing=0.2),
+    _ce_case("(4,5) class weights", (4,), 5, [0, 4, 2, 2], weight=np.array([1, 2, 0.5, 3, 1.5])),
+    _ce_case(
+        "(2,3,4) class weights, smoothing 0.2, ignored",
+        (2, 3),
+        4,
+        [[1, -100, 0], [3, 3, 2]],
+        weight=np.array([0.5, 2.0, 1.0, 3.0]),
+        label_smoothing=0.2,
+    ),
     _ce_case(
         "(2,3,4) smoothing 0.1 and ignored, sum",
         (2, 3),
@@ -220,11 +240,11 @@ for name, fn, reference, cases, generate, where, doc in (
         CROSS_ENTROPY_CASES,
         _generate_cross_entropy,
         "ops.layers",
-        "log-softmax + NLL in one node; ignore_index, label_smoothing",
+        "log-softmax + NLL in one node; weight, ignore_index, label_smoothing",
     ),
     (
         "F.cross_entropy_composed",
-        F.cross_entropy_composed,
+        _cross_entropy_composed,
         np_cross_entropy,
         CROSS_ENTROPY_CASES,
         _generate_cross_entropy,

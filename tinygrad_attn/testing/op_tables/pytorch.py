@@ -1,6 +1,6 @@
-"""Op-table rows for the ops added for PyTorch's spellings (ops/unary.py, ops/reduce_more.py,
-ops/shape.py) and for the Tensor methods built from them or from older ops (`clamp`, `topk`,
-`split`, `permute`, `std`, ...).
+"""Op-table rows for the ops added for PyTorch's spellings (ops/unary.py, ops/reduce.py,
+ops/extremes.py, ops/scan.py, ops/shape.py) and for the Tensor methods built from them or from
+older ops (`clamp`, `topk`, `split`, `permute`, `std`, ...).
 
 Each primitive op has rows named after its class; the composites have rows of their own, so
 every new method is gradient-checked by `tests/test_ops.py` and `python -m tinygrad_attn
@@ -146,7 +146,7 @@ register(unary("silu", _silu, _np_silu))
 register(unary("rsqrt", _rsqrt, lambda x: 1 / np.sqrt(x), POSITIVE))
 
 
-# ------------------------------------------------------------- reductions (reduce_more.py)
+# -------------------------------------------- reductions (ops/reduce.py, extremes.py, scan.py)
 def _min(x: Tensor, axis=None, keepdims=False) -> Tensor:
     return x.amin(dim=() if axis is None else axis, keepdim=keepdims)  # (the op Min)
 
@@ -176,27 +176,6 @@ register(
                 {"axis": 1, "keepdims": False},
             ),
         ],
-    )
-)
-
-
-def _generate_std(c: Choices) -> Case:
-    # At least two distinct values in every reduced group: a zero std has no derivative.
-    shape = c.shape(min_dims=1, min_side=2)
-    return Case("", (Values(shape, DISTINCT),), {"axis": c.pick((None, c.axis(len(shape))))})
-
-
-register(
-    OpSpec(
-        "std",
-        _std,
-        _np_std,
-        tuple(
-            Case(f"(2,3,4) axis={a}", (Values((2, 3, 4), DISTINCT),), {"axis": a})
-            for a in (None, 0, -1, (0, 2))
-        ),
-        _generate_std,
-        "Tensor",
     )
 )
 
@@ -233,7 +212,7 @@ register(
             Case("(3,) keepdims", (Values((3,), AWAY_FROM_ZERO),), {"axis": 0, "keepdims": True}),
         ),
         _generate_norm,
-        "ops.reduce_more",
+        "ops.reduce",
     )
 )
 
@@ -258,7 +237,7 @@ register(
         _np_cumsum,
         tuple(Case(f"(2,3,4) axis={a}", (Values((2, 3, 4)),), {"axis": a}) for a in (0, 1, -1)),
         _generate_axis,
-        "ops.reduce_more",
+        "ops.scan",
     )
 )
 

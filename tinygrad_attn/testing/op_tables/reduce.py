@@ -51,7 +51,7 @@ def reduction(
     def generate(c: Choices) -> Case:
         shape = c.shape()
         params = {"axis": c.axes(len(shape)), "keepdims": c.flag()}
-        if name == "Var":
+        if name in ("Var", "Std"):
             params["ddof"] = c.pick((0, 1)) if _reduced_count(shape, params["axis"]) > 1 else 0
         return Case("", (Values(shape, domain),), params)
 
@@ -75,6 +75,10 @@ def _amax(x: Tensor, axis: Any = None, keepdims: bool = False) -> Tensor:
 
 def _var(x: Tensor, axis: Any = None, keepdims: bool = False, ddof: int = 0) -> Tensor:
     return x.var(dim=axis, keepdim=keepdims, correction=ddof)
+
+
+def _std(x: Tensor, axis: Any = None, keepdims: bool = False, ddof: int = 0) -> Tensor:
+    return x.std(dim=axis, keepdim=keepdims, correction=ddof)
 
 
 register(reduction("Sum", Tensor.sum, np.sum))
@@ -106,6 +110,21 @@ register(
         "Var",
         _var,
         np.var,
+        extra=[
+            Case(
+                f"(3,4) axis={param_text(axis)} ddof=1",
+                (Values((3, 4)),),
+                {"axis": axis, "keepdims": False, "ddof": 1},
+            )
+            for axis in (None, 0, -1)
+        ],
+    )
+)
+register(
+    reduction(
+        "Std",
+        _std,
+        np.std,
         extra=[
             Case(
                 f"(3,4) axis={param_text(axis)} ddof=1",

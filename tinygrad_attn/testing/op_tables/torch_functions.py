@@ -1,6 +1,6 @@
 """Op-table rows for PyTorch's `torch.*` functions that are more than a Tensor method under
 another name (`torch_functions.py`: einsum, bmm, outer, addmm, sort, logsumexp) and for the
-functional forms of `functional_more.py` (losses, normalize, cosine similarity, pad,
+functional forms of `functional/` (losses, normalize, cosine similarity, pad,
 embedding). Each reference is written in NumPy.
 
 Test data only: nothing here checks or changes an op.
@@ -168,7 +168,10 @@ def _np_reduce(loss: np.ndarray, reduction: str) -> np.ndarray:
     return {"mean": loss.mean, "sum": loss.sum}.get(reduction, lambda: loss)()
 
 
-def _np_nll(logp: np.ndarray, target: np.ndarray, reduction: str = "mean") -> np.ndarray:
+def _np_nll(
+    logp: np.ndarray, target: np.ndarray, reduction: str = "mean", axis: int = 1
+) -> np.ndarray:
+    logp = np.moveaxis(logp, axis, -1)  # (..., C)
     kept = target != -100
     picked = np.take_along_axis(logp, np.where(kept, target, 0)[..., None], -1)[..., 0]
     loss = -picked * kept
@@ -182,13 +185,18 @@ _row(
     (
         Case("(4,5) mean, one ignored", (Values((4, 5)),), {"target": np.array([0, 4, -100, 2])}),
         Case(
-            "(2,3,5) sum",
+            "(2,3,5) class axis last, sum",
             (Values((2, 3, 5)),),
-            {"target": np.array([[1, 0, 4], [4, 4, 2]]), "reduction": "sum"},
+            {"target": np.array([[1, 0, 4], [4, 4, 2]]), "reduction": "sum", "axis": -1},
+        ),
+        Case(
+            "(2,5,3) (N,C,d) mean",
+            (Values((2, 5, 3)),),
+            {"target": np.array([[1, 0, 4], [4, 4, 2]])},
         ),
     ),
     "functional",
-    "class axis last; integer targets",
+    "class axis 1 (axis= another); integer targets",
 )
 
 
