@@ -290,6 +290,13 @@ CASES: dict[str, str] = {
         "t = torch.zeros(2, 3); r = t.T.reshape(6); r.fill_(1); out = t"
     ),
     "iv_version": "t = torch.zeros(3); t.add_(1); t[0] = 2; out = t._version",
+    "iv_functional_relu_inplace": (
+        "h = xd * 1.0; r = torch.nn.functional.relu(h, inplace=True); "
+        "out = [r is h, h.tolist()]"
+    ),
+    "iv_module_relu_inplace": (
+        "h = xd * 1.0; torch.nn.ReLU(inplace=True)(h); h.sum().backward(); out = xd.grad"
+    ),
     "iv_version_shared_by_view": "t = torch.zeros(3); v = t[1:]; v.add_(1); out = t._version",
     "iv_masked_setitem_grad": ("y = xd * 3; y[y > 0] = 1.0; y.sum().backward(); out = xd.grad"),
     "iv_index_put_value_grad": (
