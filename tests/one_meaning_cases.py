@@ -291,8 +291,7 @@ CASES: dict[str, str] = {
     ),
     "iv_version": "t = torch.zeros(3); t.add_(1); t[0] = 2; out = t._version",
     "iv_functional_relu_inplace": (
-        "h = xd * 1.0; r = torch.nn.functional.relu(h, inplace=True); "
-        "out = [r is h, h.tolist()]"
+        "h = xd * 1.0; r = torch.nn.functional.relu(h, inplace=True); out = [r is h, h.tolist()]"
     ),
     "iv_module_relu_inplace": (
         "h = xd * 1.0; torch.nn.ReLU(inplace=True)(h); h.sum().backward(); out = xd.grad"

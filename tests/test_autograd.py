@@ -20,19 +20,11 @@ import pytest
 import tinygrad_attn as ta
 from tinygrad_attn.viz import to_dot, trace
 
-# The fused layer ops (ops/layers.py: Linear, LayerNorm, GELU, CrossEntropy) have no second
-# derivative yet: their backward_graph is being written. Remove a name here once it lands.
-PENDING = {"nn.Linear", "F.linear"}
-_PENDING_MARK = pytest.mark.xfail(reason="fused layer ops' backward_graph pending", strict=False)
-
 TOLERANCE = 1e-9
 
 
 def _params(names: list) -> list:
-    return [
-        pytest.param(name, id=name, marks=[_PENDING_MARK] if name in PENDING else [])
-        for name in names
-    ]
+    return [pytest.param(name, id=name) for name in names]
 
 
 def leaf(values) -> ta.Tensor:
@@ -818,3 +810,19 @@ def test_the_second_derivative_graph_is_drawn_too():
     (gg,) = ta.autograd.grad(g.sum(), x, create_graph=True)
     assert "Pow" in _op_names(gg) or "Mul" in _op_names(gg)
     assert "digraph" in to_dot(gg, all_ops=True)
+
+
+def test_layer_norm_third_derivative_matches_central_differences():
+    """gradgradcheck of layer norm's gradient: its third derivative, against central
+    differences (where PyTorch 2.13's fused layer_norm is off: test_autograd_vs_torch.py)."""
+    rng = np.random.default_rng(7)
+    x = ta.tensor(rng.standard_normal((2, 5)), dtype=ta.float64, requires_grad=True)
+    w = ta.tensor(rng.standard_normal(5), dtype=ta.float64, requires_grad=True)
+    b = ta.tensor(rng.standard_normal(5), dtype=ta.float64, requires_grad=True)
+    weights = ta.tensor(rng.standard_normal((2, 5)), dtype=ta.float64)
+
+    def gradient(x, w, b):
+        out = ta.nn.functional.layer_norm(x, (5,), w, b)
+        return ta.autograd.grad((out * out * weights).sum(), (x, w, b), create_graph=True)
+
+    assert ta.autograd.gradgradcheck(gradient, (x, w, b))

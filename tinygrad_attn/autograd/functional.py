@@ -4,6 +4,8 @@ signatures and return shapes (a Tensor for a Tensor input, tuples for tuples).
 
 Each works on fresh copies of the inputs that require grad (so the caller's tensors and their
 `.grad` are untouched); with `create_graph=True` the results keep a graph back to the inputs.
+A derivative that does not depend on an input is zeros, as PyTorch's; with `strict=True` it is
+a RuntimeError naming the input instead.
 `jvp` and `hvp` use the double-backward trick (a vjp of a vjp), so they need the function's ops
 to be differentiable twice, which every built-in op is.
 """
@@ -15,15 +17,37 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ShapeError
 from ..tensor import Tensor
 
 __all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
 
 
-def _grad(*args: Any, **kwargs: Any) -> tuple:
+def _grad(outputs: Any, inputs: tuple, grad_outputs: Any = None, **kwargs: Any) -> tuple:
+    """`autograd.grad`, where an output that does not require grad (a derivative that is a
+    constant) contributes nothing: all None when no output does."""
     from . import grad  # (the package imports this module first)
 
-    return grad(*args, **kwargs)
+    outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
+    weights = [None] * len(outputs) if grad_outputs is None else list(grad_outputs)
+    kept = [(o, w) for o, w in zip(outputs, weights) if o.requires_grad]
+    if not kept:
+        return (None,) * len(inputs)
+    kwargs.setdefault("allow_unused", True)
+    weights = None if grad_outputs is None else [w for _, w in kept]
+    return grad([o for o, _ in kept], inputs, weights, **kwargs)
+
+
+def _strict(found: tuple, fn: str, what: str, create_graph: bool = False) -> None:
+    """strict=True: a derivative that does not depend on an input (None, or with create_graph
+    one without a graph) is an error naming the input, as PyTorch's strict mode."""
+    for i, g in enumerate(found):
+        if g is None or (create_graph and not g.requires_grad):
+            extra = " when create_graph=True" if g is not None else ""
+            raise RuntimeError(
+                f"{fn}: {what} is independent of input {i}. This is not allowed in strict "
+                f"mode{extra}; pass strict=False to get zeros for it."
+            )
 
 
 def _as_tuple(value: Any, what: str, fn: str) -> tuple[bool, tuple]:
@@ -61,7 +85,7 @@ def _zeros(like: Tensor) -> Tensor:
 def _check_v(v: Any, like: tuple, what: str, fn: str) -> tuple:
     tupled, vs = _as_tuple(v, what, fn)
     if len(vs) != len(like) or any(a.shape != b.shape for a, b in zip(vs, like)):
-        raise ValueError(
+        raise ShapeError(
             f"{fn}: {what} must have the shapes of the {'outputs' if what == 'v' else what}: "
             f"got {[tuple(a.shape) for a in vs]}, expected {[tuple(b.shape) for b in like]}"
         )
@@ -75,7 +99,11 @@ def vjp(func: Callable, inputs: Any, v: Any = None, create_graph=False, strict=F
     inputs = _prepared(inputs, create_graph)
     out_tupled, outputs = _as_tuple(func(*inputs), "the output of func", "vjp")
     vs = _check_v(v, outputs, "v", "vjp") if v is not None else None
-    grads = _grad(outputs, inputs, vs, create_graph=True, allow_unused=True)
+    if strict and not all(o.requires_grad for o in outputs):
+        _strict((None,), "vjp", "the output of func")
+    grads = _grad(outputs, inputs, vs, create_graph=True)
+    if strict:
+        _strict(grads, "vjp", "the output of func", create_graph)
     return (
         _out(outputs, out_tupled, create_graph),
         _out(_filled(grads, inputs), tupled, create_graph),
@@ -93,14 +121,18 @@ def jvp(func: Callable, inputs: Any, v: Any = None, create_graph=False, strict=F
         raise RuntimeError("jvp: v can be left out only when every input has one element")
     vs = vs or tuple(Tensor._make(np.ones(t.shape, t.dtype)) for t in inputs)
     stand_ins = tuple(_zeros(o).requires_grad_(True) for o in outputs)
-    first = _grad(outputs, inputs, stand_ins, create_graph=True, allow_unused=True)
+    if strict and not all(o.requires_grad for o in outputs):
+        _strict((None,), "jvp", "the output of func")
+    first = _grad(outputs, inputs, stand_ins, create_graph=True)
+    if strict:
+        _strict(first, "jvp", "the output of func")
     pairs = [(g, w) for g, w in zip(first, vs) if g is not None]
     if not pairs:
         found = tuple(Tensor._make(np.zeros(o.shape, o.dtype)) for o in outputs)
     else:
         found = _filled(
             _grad([g for g, _ in pairs], stand_ins, [w for _, w in pairs],
-                  create_graph=create_graph, allow_unused=True),
+                  create_graph=create_graph),
             outputs,
         )  # fmt: skip
     return _out(outputs, out_tupled, create_graph), _out(found, out_tupled, create_graph)
@@ -121,8 +153,9 @@ def jacobian(
         per_input: list[list] = [[] for _ in inputs]
         flat = out.reshape(-1)
         for j in range(flat.numel()):
-            row = _grad(flat[j], inputs, retain_graph=True, create_graph=create_graph,
-                        allow_unused=True)  # fmt: skip
+            row = _grad(flat[j], inputs, retain_graph=True, create_graph=create_graph)
+            if strict:
+                _strict(row, "jacobian", f"output {len(rows)} of func", create_graph)
             for i, g in enumerate(_filled(row, inputs)):
                 per_input[i].append(g.reshape(-1))
         rows.append(
@@ -153,7 +186,11 @@ def hessian(
         out = func(*xs)
         if not isinstance(out, Tensor) or out.numel() != 1:
             raise RuntimeError("hessian: func must return a Tensor with a single element")
-        return _filled(_grad(out, xs, create_graph=True, allow_unused=True), xs)
+        first = _grad(out, xs, create_graph=True)
+        if strict:
+            _strict(first, "hessian", "the output of func")
+            _strict(first, "hessian", "the gradient of func", create_graph=True)
+        return _filled(first, xs)
 
     found = jacobian(gradient, inputs if tupled else inputs[0], create_graph=create_graph)
     if tupled:
@@ -172,10 +209,15 @@ def vhp(func: Callable, inputs: Any, v: Any = None, create_graph=False, strict=F
     if vs is None and any(t.numel() != 1 for t in inputs):
         raise RuntimeError("vhp: v can be left out only when every input has one element")
     vs = vs or tuple(Tensor._make(np.ones(t.shape, t.dtype)) for t in inputs)
-    first = _grad(out, inputs, create_graph=True, allow_unused=True)
+    first = _grad(out, inputs, create_graph=True)
+    if strict:
+        _strict(first, "vhp", "the output of func")
+        _strict(first, "vhp", "the gradient of func", create_graph=True)
     pairs = [(g, w) for g, w in zip(first, vs) if g is not None]
     second = _grad([g for g, _ in pairs], inputs, [w for _, w in pairs],
-                   create_graph=create_graph, allow_unused=True) if pairs else (None,) * len(inputs)  # noqa: E501  # fmt: skip
+                   create_graph=create_graph) if pairs else (None,) * len(inputs)  # fmt: skip
+    if strict:
+        _strict(second, "vhp", "the Hessian of func", create_graph)
     return _out((out,), False, create_graph), _out(_filled(second, inputs), tupled, create_graph)
 
 
