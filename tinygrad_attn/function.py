@@ -37,7 +37,7 @@ _sequence = versions.sequence
 FRAMEWORK_FIELDS = frozenset(
     "parents needs_input_grad sequence output_ref grad_like output_shape output_dtype output_name"
     " output_hooks retains_output_grad watched scope creation_site inputs output saved_tensors"
-    " released recorded name inplace is_view saved_as tensor_backward".split()
+    " released recorded name inplace is_view saved_as tensor_backward made_by".split()
 )
 
 
@@ -69,6 +69,8 @@ class Function:
       `watched`: the engine looks closer (for those).
     - `inplace`: the in-place method that made this node (`"mul_"`), None for an ordinary op: the
       node then stands for a tensor changed in place (inplace.py), and pictures say so.
+    - `made_by`: "Softmax.backward" (or "accumulate") for a node a backward pass made with
+      `create_graph=True`: an op of the gradient's graph, not of the program's; None otherwise.
     """
 
     creation_site: str | None = None
@@ -78,6 +80,7 @@ class Function:
     retains_output_grad = False
     watched = False  # hooks, retain_grad: the engine looks closer
     inplace: str | None = None
+    made_by: str | None = None
     saved_as: tuple | None = None  # for backward_graph: each saved array's role (higher_order.py)
     tensor_backward = False  # a user's backward written with Tensor ops (higher_order.py)
     sequence = 1 << 62  # (a recorded node's number replaces it; a bare ctx is never "written")
@@ -236,6 +239,8 @@ def _observe(ctx: Function, inputs: tuple, result: Tensor) -> None:
         ctx.scope = observers.scope[-1] if observers.scope else None
         if observers.record_sites:
             ctx.creation_site = observers.site_finder()
+        if observers.made_by:  # (made by a backward pass that records its ops)
+            ctx.made_by = observers.made_by
     for callback in observers.on_forward:
         callback(ctx, inputs, result)
 

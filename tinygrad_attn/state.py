@@ -13,9 +13,10 @@ may import it; it must not hold anything that reads or builds the graph.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -158,7 +159,10 @@ class GraphObservers(threading.local):
     - `record_sites` > 0 asks `apply` to note where user code created each node, with
       `site_finder()` ("file.py:12 in fn");
     - `scope`: the stack of module paths being called (graph clusters name their module),
-      changed with `push_scope` / `pop_scope`, which keep `active` right.
+      changed with `push_scope` / `pop_scope`, which keep `active` right;
+    - `made_by`: while a backward pass records its own ops (`create_graph=True`), what is
+      making them ("Softmax.backward", "accumulate"): each node made then keeps it as
+      `node.made_by`, so a picture of a gradient can tell the backward's ops from the forward's.
     """
 
     def __init__(self) -> None:
@@ -168,6 +172,7 @@ class GraphObservers(threading.local):
         self.record_sites = 0
         self.site_finder: Callable[[], str | None] = _no_site
         self.scope: list[str] = []
+        self.made_by: str | None = None
         self.active = False
 
     def push_scope(self, path: str) -> None:
@@ -179,6 +184,17 @@ class GraphObservers(threading.local):
         self.scope.pop()
         self.update()
 
+    @contextlib.contextmanager
+    def making(self, what: str) -> Iterator[None]:
+        """Mark the nodes made inside the block as made by `what` (`node.made_by`)."""
+        previous, self.made_by = self.made_by, what
+        self.active = True
+        try:
+            yield
+        finally:
+            self.made_by = previous
+            self.update()
+
     def update(self) -> None:
         """Recompute `active`; call after changing any list, `record_sites` or `scope`."""
         self.active = bool(
@@ -187,6 +203,7 @@ class GraphObservers(threading.local):
             or self.on_backward
             or self.record_sites
             or self.scope
+            or self.made_by
         )
 
 
