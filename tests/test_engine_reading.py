@@ -98,7 +98,7 @@ def test_any_module_of_the_package_can_be_imported_first():
     modules = [
         "tinygrad_attn.function",
         "tinygrad_attn.engine",
-        "tinygrad_attn.ops.elementwise",
+        "tinygrad_attn.ops.arithmetic",
         "tinygrad_attn.ops",
         "tinygrad_attn.functional",
         "tinygrad_attn.nn",

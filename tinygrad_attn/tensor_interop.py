@@ -115,24 +115,24 @@ class InteropMixin:
 
     # Comparisons give bool tensors and take no part in the graph.
     def __lt__(self, other: Any) -> Any:
-        return _tensor.Tensor._make(ops.elementwise.compare("<", np.less, self._data, other))
+        return _tensor.Tensor._make(ops.arithmetic.compare("<", np.less, self._data, other))
 
     def __le__(self, other: Any) -> Any:
-        return _tensor.Tensor._make(ops.elementwise.compare("<=", np.less_equal, self._data, other))
+        return _tensor.Tensor._make(ops.arithmetic.compare("<=", np.less_equal, self._data, other))
 
     def __gt__(self, other: Any) -> Any:
-        return _tensor.Tensor._make(ops.elementwise.compare(">", np.greater, self._data, other))
+        return _tensor.Tensor._make(ops.arithmetic.compare(">", np.greater, self._data, other))
 
     def __ge__(self, other: Any) -> Any:
         return _tensor.Tensor._make(
-            ops.elementwise.compare(">=", np.greater_equal, self._data, other)
+            ops.arithmetic.compare(">=", np.greater_equal, self._data, other)
         )
 
     def __eq__(self, other: Any) -> Any:  # type: ignore[override]
-        return _tensor.Tensor._make(ops.elementwise.compare("==", np.equal, self._data, other))
+        return _tensor.Tensor._make(ops.arithmetic.compare("==", np.equal, self._data, other))
 
     def __ne__(self, other: Any) -> Any:  # type: ignore[override]
-        return _tensor.Tensor._make(ops.elementwise.compare("!=", np.not_equal, self._data, other))
+        return _tensor.Tensor._make(ops.arithmetic.compare("!=", np.not_equal, self._data, other))
 
 
 def _shape(size: tuple) -> tuple:

@@ -5,29 +5,31 @@ returns one gradient per input (None where none flows) in the output's (broadcas
 un-broadcasts, accumulates or touches `.grad`: the engine does, in one place.
 
 `Tensor`'s methods call the ops through this package (`ops.Exp.apply(x)`), so it re-exports every
-op class.
+op class. The families: arithmetic, math_functions, activations, clamping; reduce, extremes,
+scan; softmax; matmul; shape, movement (views among them), writes (in-place); layers (fused
+Linear, LayerNorm, GELU, cross-entropy) and attention.
 """
 
+from .activations import Elu, LeakyRelu, Relu, Softplus
+from .arithmetic import Add, Div, DivRounded, Mul, Neg, Pow, Remainder, Sub
 from .attention import ScaledDotProductAttention
-from .elementwise import (
+from .clamping import Clip, Maximum, Minimum
+from .extremes import Max, Min
+from .math_functions import (
     Abs,
-    Add,
-    Div,
-    DivRounded,
+    Cos,
     Erf,
     Exp,
+    Expm1,
     Log,
-    Mul,
-    Neg,
-    Pow,
-    Relu,
-    Remainder,
+    Log1p,
+    Round,
     Sigmoid,
+    Sign,
+    Sin,
     Sqrt,
-    Sub,
     Tanh,
 )
-from .extremes import Max, Min
 from .matmul import Einsum, MatMul
 from .movement import (
     Concatenate,
@@ -44,20 +46,6 @@ from .reduce import Mean, Norm, Prod, Std, Sum, Var
 from .scan import Cumsum
 from .shape import BroadcastTo, Cast, Clone, Flip, Pad, Roll, Tile
 from .softmax import LogSoftmax, Softmax
-from .unary import (
-    Clip,
-    Cos,
-    Elu,
-    Expm1,
-    LeakyRelu,
-    Log1p,
-    Maximum,
-    Minimum,
-    Round,
-    Sign,
-    Sin,
-    Softplus,
-)
 from .writes import Copy, CopySlices, IndexPut
 
 __all__ = [

@@ -5,7 +5,7 @@ fitted to `math.erfc`, the other erf's own Taylor series (no table of coefficien
 - erfc(z) = t exp(-z^2) poly(t) with t = 1 / (1 + z/2), for z >= 0 (`ERFC_POLY`);
 - erf(x) = x S(x^2) near 0 (`ERF_SERIES`), where 1 - erfc(|x|) would cancel.
 
-Used by `Erf` (ops/elementwise.py) and the exact `GELU` (ops/layers.py) for float32 arrays;
+Used by `Erf` (ops/math_functions.py) and the exact `GELU` (ops/layers.py) for float32 arrays;
 float64 keeps `math.erf`, exact, which gradcheck needs. Must not define ops.
 """
 

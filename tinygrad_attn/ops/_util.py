@@ -6,6 +6,8 @@ from typing import Any
 
 import numpy as np
 
+from ..state import get_default_dtype
+
 
 def normalize_axis(axis: int, ndim: int, op: str, shape: tuple) -> int:
     """`axis` as a non-negative int, or a ValueError naming the op and the shape."""
@@ -124,3 +126,9 @@ def broadcast_shape(op: str, *shapes: tuple) -> tuple:
             f"{op}: shapes {listed} do not broadcast. Trailing axes must be equal or 1; "
             "reshape or unsqueeze one operand so they line up."
         ) from None
+
+
+def float_input(a: np.ndarray) -> np.ndarray:
+    """The input of a float function (exp, erf, softmax, ...): integers and bools become the
+    default float dtype, as in PyTorch (NumPy would pick float16 for int8, float64 for int64)."""
+    return a if a.dtype.kind == "f" else a.astype(get_default_dtype())

@@ -23,7 +23,7 @@ from ..higher_order import composite_backward, graph_inputs
 from ..state import is_grad_enabled
 from ._erf import ERFC_POLY, erfc_into
 from ._util import BLOCK, blockwise, frozen, row_sums
-from .elementwise import _erf
+from .math_functions import _erf
 
 _SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
 _INV_SQRT_2 = 1 / math.sqrt(2)

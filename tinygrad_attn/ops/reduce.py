@@ -14,8 +14,7 @@ import numpy as np
 
 from ..function import Function
 from ..higher_order import graph_inputs, where
-from ._util import expand_reduced, frozen, normalize_axes
-from .elementwise import float_input
+from ._util import expand_reduced, float_input, frozen, normalize_axes
 
 
 def _count(shape: tuple, axes: tuple) -> int:

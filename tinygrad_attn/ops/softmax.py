@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..function import Function
-from ._util import normalize_axis
-from .elementwise import float_input
+from ._util import float_input, normalize_axis
 
 
 def _axis(axis: int, x: np.ndarray, op: str) -> int | None:

@@ -306,7 +306,7 @@ class RandomChoices:
 class OpSpec:
     """One registered op: how to call it, its NumPy forward, and how to draw inputs for it.
 
-    `where` says where the op lives (`ops.elementwise`, `Tensor`, `functional`, `nn`);
+    `where` says where the op lives (`ops.arithmetic`, `Tensor`, `functional`, `nn`);
     `gradcheck_options` overrides `gradcheck`'s eps/atol/rtol for this op when needed.
     """
 

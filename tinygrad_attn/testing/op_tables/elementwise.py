@@ -1,4 +1,5 @@
-"""Op-table rows for the elementwise ops (ops/elementwise.py) and their Tensor spellings.
+"""Op-table rows for the elementwise ops (ops/arithmetic.py, math_functions.py, activations.py,
+clamping.py) and their Tensor spellings.
 
 `binary` and `unary` build the usual rows of a broadcasting binary op and of an elementwise
 function; a new op of this family is usually one `register(binary(...))` or `register(unary(...))`
@@ -107,7 +108,7 @@ def binary(
         sa, sb = c.broadcastable_shapes(2)
         return Case("", (Values(sa, a), Values(sb, b)))
 
-    return OpSpec(name, fn, reference, tuple(cases), generate, "ops.elementwise", doc)
+    return OpSpec(name, fn, reference, tuple(cases), generate, "ops", doc)
 
 
 def unary(
@@ -128,7 +129,7 @@ def unary(
     def generate(c: Choices) -> Case:
         return Case("", (Values(c.shape(), domain),))
 
-    return OpSpec(name, fn, reference, tuple(cases), generate, "ops.elementwise")
+    return OpSpec(name, fn, reference, tuple(cases), generate, "ops")
 
 
 # ------------------------------------------------------------- elementwise entries
@@ -279,7 +280,7 @@ register(
             for mode in ("round", "floor", "ceil", "trunc")
         ),
         lambda c: Case("", (Values(c.shape(), _OFF_STEPS),), {"mode": c.pick(("floor", "ceil"))}),
-        "ops.unary",
+        "ops",
         "round, floor, ceil, trunc: step functions, gradient 0",
     )
 )

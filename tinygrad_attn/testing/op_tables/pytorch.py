@@ -1,6 +1,6 @@
-"""Op-table rows for the ops added for PyTorch's spellings (ops/unary.py, ops/reduce.py,
-ops/extremes.py, ops/scan.py, ops/shape.py) and for the Tensor methods built from them or from
-older ops (`clamp`, `topk`, `split`, `permute`, `std`, ...).
+"""Op-table rows for the ops added for PyTorch's spellings (ops/math_functions.py,
+ops/clamping.py, ops/reduce.py, ops/extremes.py, ops/scan.py, ops/shape.py) and for the Tensor
+methods built from them or from older ops (`clamp`, `topk`, `split`, `permute`, ...).
 
 Each primitive op has rows named after its class; the composites have rows of their own, so
 every new method is gradient-checked by `tests/test_ops.py` and `python -m tinygrad_attn

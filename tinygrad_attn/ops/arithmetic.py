@@ -1,26 +1,17 @@
-"""Elementwise ops: arithmetic (with NumPy broadcasting) and the unary functions.
+"""Arithmetic: + - * / // % negation and ** (with NumPy broadcasting), and the comparisons.
 
 Binary ops return gradients in the broadcast output shape; the engine sums them back to each
 input's shape. Gradients for an input that does not need one are not computed
-(`ctx.needs_input_grad`), which also keeps `x ** 2` from taking log(x).
+(`ctx.needs_input_grad`), which also keeps `x ** 2` from taking log(x). A comparison's result
+is a bool array that takes no gradient, so it is a function (`compare`), not an op.
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..function import Function
-from ..state import get_default_dtype
-from ._erf import erf_float32
-from ._util import blockwise, broadcast_shape
-
-
-def float_input(a: np.ndarray) -> np.ndarray:
-    """The input of a float function (exp, erf, softmax, ...): integers and bools become the
-    default float dtype, as in PyTorch (NumPy would pick float16 for int8, float64 for int64)."""
-    return a if a.dtype.kind == "f" else a.astype(get_default_dtype())
+from ._util import broadcast_shape, float_input
 
 
 def compare(symbol: str, ufunc: np.ufunc, a: np.ndarray, other: object) -> np.ndarray:
@@ -200,162 +191,3 @@ class Pow(Function):
             with np.errstate(divide="ignore", invalid="ignore"):
                 grad_b = np.where((a == 0) & (b >= 0), 0, grad_out * out * np.log(a))
         return grad_a, grad_b
-
-
-class Exp(Function):
-    """out = exp(a);  da = dout * out"""
-
-    saved_as = ("out",)  # (backward_graph: see higher_order.py)
-
-    @staticmethod
-    def forward(ctx, a):
-        a = float_input(a)
-        with np.errstate(over="ignore"):  # exp(1000) is inf, as PyTorch: no warning
-            out = np.exp(a)
-        ctx.save_for_backward(out)
-        return out
-
-    @staticmethod
-    def backward(ctx, grad_out):
-        (out,) = ctx.saved_tensors
-        return (grad_out * out,)
-
-
-class Log(Function):
-    """out = log(a);  da = dout / a"""
-
-    saved_as = (0,)  # (backward_graph: see higher_order.py)
-
-    @staticmethod
-    def forward(ctx, a):
-        a = float_input(a)
-        ctx.save_for_backward(a)
-        with np.errstate(divide="ignore", invalid="ignore"):  # log(0) = -inf, as PyTorch
-            return np.log(a)
-
-    @staticmethod
-    def backward(ctx, grad_out):
-        (a,) = ctx.saved_tensors
-        return (grad_out / a,)
-
-
-class Sqrt(Function):
-    """out = sqrt(a);  da = dout / (2 * out)"""
-
-    saved_as = ("out",)  # (backward_graph: see higher_order.py)
-
-    @staticmethod
-    def forward(ctx, a):
-        a = float_input(a)
-        with np.errstate(invalid="ignore"):  # sqrt(-1) = nan, as PyTorch: no warning
-            out = np.sqrt(a)
-        ctx.save_for_backward(out)
-        return out
-
-    @staticmethod
-    def backward(ctx, grad_out):
-        (out,) = ctx.saved_tensors
-        return (grad_out / (2 * out),)
-
-
-class Tanh(Function):
-    """out = tanh(a);  da = dout * (1 - out**2)"""
-
-    saved_as = ("out",)  # (backward_graph: see higher_order.py)
-
-    @staticmethod
-    def forward(ctx, a):
-        a = float_input(a)
-        out = np.tanh(a)
-        ctx.save_for_backward(out)
-        return out
-
-    @staticmethod
-    def backward(ctx, grad_out):
-        (out,) = ctx.saved_tensors
-        return (grad_out * (1 - out * out),)
-
-
-class Sigmoid(Function):
-    """out = 1 / (1 + exp(-a));  da = dout * out * (1 - out)"""
-
-    saved_as = ("out",)  # (backward_graph: see higher_order.py)
-
-    @staticmethod
-    def forward(ctx, a):
-        a = float_input(a)
-        # exp(-a) overflows to inf for a very negative a, and 1 / (1 + inf) is 0, the limit:
-        # exact at both ends, with no choice per element (NumPy's `where` on a mask of signs
-        # costs ten passes' worth).
-        # (float16 in float32: its exp would overflow from a = -11, where sigmoid is 2e-5)
-        work = np.promote_types(a.dtype, np.float32)
-        out = np.negative(a, out=np.empty(a.shape, work))  # (an array, even for 0-d a)
-        with np.errstate(over="ignore"):
-            np.exp(out, out=out)
-        out += 1
-        np.reciprocal(out, out=out)
-        out = out.astype(a.dtype, copy=False)
-        ctx.save_for_backward(out)
-        return out
-
-    @staticmethod
-    def backward(ctx, grad_out):
-        (out,) = ctx.saved_tensors
-        return (grad_out * out * (1 - out),)
-
-
-class Relu(Function):
-    """out = max(a, 0);  da = dout where a > 0, else 0"""
-
-    saved_as = ("out",)  # (backward_graph: see higher_order.py)
-
-    @staticmethod
-    def forward(ctx, a):
-        out = np.maximum(a, 0)
-        ctx.save_for_backward(out)
-        return out
-
-    @staticmethod
-    def backward(ctx, grad_out):
-        (out,) = ctx.saved_tensors
-        return (grad_out * (out > 0),)
-
-
-class Abs(Function):
-    """out = |a|;  da = dout * sign(a)  (0 at a = 0, as PyTorch)"""
-
-    saved_as = (0,)  # (backward_graph: see higher_order.py)
-
-    @staticmethod
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return np.abs(a)
-
-    @staticmethod
-    def backward(ctx, grad_out):
-        (a,) = ctx.saved_tensors
-        return (grad_out * np.sign(a),)
-
-
-_erf = np.frompyfunc(math.erf, 1, 1)
-
-
-class Erf(Function):
-    """out = erf(a);  da = dout * 2/sqrt(pi) * exp(-a**2)"""
-
-    saved_as = (0,)  # (backward_graph: see higher_order.py)
-
-    @staticmethod
-    def forward(ctx, a):
-        a = float_input(a)
-        ctx.save_for_backward(a)
-        if a.dtype == np.float32:  # NumPy has no erf: polynomials, in blocks (ops/_erf.py)
-            (out,) = blockwise(erf_float32, a, outputs=1, scratch=4)
-            return out
-        # math.erf per element, exact, which gradcheck needs (float64)
-        return np.asarray(_erf(a), dtype=a.dtype)  # a 0-d input gives a Python float
-
-    @staticmethod
-    def backward(ctx, grad_out):
-        (a,) = ctx.saved_tensors
-        return (grad_out * (2 / math.sqrt(math.pi)) * np.exp(-a * a),)
