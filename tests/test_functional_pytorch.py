@@ -148,8 +148,23 @@ def test_cross_entropy_errors_are_pytorchs():
         F.cross_entropy(_logits(), np.array([0, 4, 1]))
     with pytest.raises(RuntimeError, match="ignore_index is not supported for class-probability"):
         F.cross_entropy(_logits(), ta.tensor(PROBS, dtype=ta.float64), ignore_index=1)
-    with pytest.raises(ValueError, match=r"looks class-last.*axis=-1"):
-        F.cross_entropy(ta.zeros(2, 3, 5), np.zeros((2, 3), dtype=np.int64))
+    with pytest.raises(ValueError, match=r"expected target size \(2, 5\).*got \(2, 4\).*axis=-1"):
+        F.cross_entropy(ta.zeros(2, 3, 5), np.zeros((2, 4), dtype=np.int64))
+
+
+def test_class_last_logits_that_pytorch_refuses_are_read_class_last_with_a_warning():
+    """(B, T, C) logits with a (B, T) target: PyTorch raises (it wants (B, C)); with T != C the
+    call means one thing, read with the classes last, and a warning says so."""
+    logits = ta.tensor(np.random.default_rng(0).standard_normal((2, 3, 5)), requires_grad=True)
+    target = np.array([[0, 4, 1], [2, 2, 3]])
+    with pytest.warns(UserWarning, match=r"classes LAST.*axis=-1.*T == C"):
+        loss = F.cross_entropy(logits, target)
+    expected = F.cross_entropy(logits, target, axis=-1)
+    assert loss.item() == expected.item()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # T == C: PyTorch's meaning (axis 1), no warning
+        square = F.cross_entropy(ta.zeros(2, 3, 3), np.zeros((2, 3), dtype=np.int64))
+    assert square.item() == pytest.approx(np.log(3))
 
 
 def test_uint8_token_ids_and_targets_work():

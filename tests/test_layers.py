@@ -233,12 +233,6 @@ def test_cross_entropy_target_errors(target, error, match):
         F.cross_entropy(logits, target)
 
 
-def test_cross_entropy_class_last_layout_is_refused_with_the_fix():
-    logits = Tensor(np.zeros((2, 3, 5)))  # (B, T, C): PyTorch reads axis 1 (3) as the classes
-    with pytest.raises(ValueError, match=r"transpose\(1, 2\).*axis=-1"):
-        F.cross_entropy(logits, np.zeros((2, 3), dtype=int))
-
-
 @pytest.mark.parametrize(
     "kwargs,error,match",
     [

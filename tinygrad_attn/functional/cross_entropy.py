@@ -11,6 +11,7 @@ primitive ops, for reading and drawing. No backward code here.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -75,7 +76,7 @@ def _class_args(
     if input.ndim == 0:
         raise ShapeError(f"{fn}(): the input needs a class axis, got a 0-d tensor")
     if axis is None:
-        axis = 0 if input.ndim == 1 else 1
+        axis = _class_last(fn, input, target) or (0 if input.ndim == 1 else 1)
     elif not -input.ndim <= axis < input.ndim:
         raise IndexError(f"{fn}(): axis {axis} is not an axis of the input's shape {input.shape}")
     axis = int(axis) % input.ndim
@@ -115,6 +116,31 @@ def _class_args(
     )
 
 
+class ClassLastWarning(UserWarning):
+    """(B, T, C) logits read with the classes last (see `_class_last`)."""
+
+
+def _class_last(fn: str, input: Tensor, target: Any) -> int | None:
+    """-1 for `(B, T, C)` logits with a `(B, T)` target, a call PyTorch refuses (its class axis
+    is 1, so it wants `(B, C)`): with T != C the call means one thing only, and it is read with
+    the classes last, as code written for this package before it adopted PyTorch's axis does.
+    A warning says so, and that the same call with T == C means PyTorch's axis 1."""
+    if input.ndim < 3:
+        return None
+    shape = tuple(np.shape(target._data if isinstance(target, Tensor) else target))
+    if shape != input.shape[:-1] or shape == input.shape[:1] + input.shape[2:]:
+        return None
+    warnings.warn(
+        f"{fn}(): target {shape} fits the input {tuple(input.shape)} with the classes LAST, "
+        "which PyTorch refuses (its class axis is 1): read so here. Say it with axis=-1 (or "
+        "flatten both: input.view(-1, C), target.view(-1), as PyTorch code does); note that "
+        "with T == C the same call means PyTorch's class axis 1.",
+        ClassLastWarning,
+        stacklevel=4,
+    )
+    return input.ndim - 1
+
+
 def _target(fn: str, input: Tensor, target: Any, axis: int) -> tuple[Any, bool]:
     """(int64 class indices, False) or (float probability Tensor, True), shapes checked."""
     if isinstance(target, Tensor) and target.dtype.kind == "f":
@@ -140,16 +166,10 @@ def _target(fn: str, input: Tensor, target: Any, axis: int) -> tuple[Any, bool]:
         return probabilities, True
     expected = input.shape[:axis] + input.shape[axis + 1 :]
     if array.shape != expected:
-        hint = ""
-        if input.ndim >= 3 and axis == 1 and array.shape == input.shape[:-1]:
-            hint = (
-                f" The input looks class-last ({input.shape}, target {array.shape}): PyTorch's "
-                "class axis is 1, so pass input.transpose(1, 2), or flatten both "
-                "(input.view(-1, C), target.view(-1)), or name the axis: axis=-1."
-            )
         raise ShapeError(
             f"{fn}(): expected target size {expected} (the input's shape {input.shape} without "
-            f"its class axis {axis}), got {array.shape}.{hint}"
+            f"its class axis {axis}), got {array.shape}. For classes on another axis, name it: "
+            "axis=-1 for (B, T, C) logits."
         )
     return array.astype(np.int64, copy=False), False
 
