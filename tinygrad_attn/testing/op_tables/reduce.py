@@ -105,33 +105,13 @@ register(
         ],
     )
 )
-register(
-    reduction(
-        "Var",
-        _var,
-        np.var,
-        extra=[
-            Case(
-                f"(3,4) axis={param_text(axis)} ddof=1",
-                (Values((3, 4)),),
-                {"axis": axis, "keepdims": False, "ddof": 1},
-            )
-            for axis in (None, 0, -1)
-        ],
-    )
-)
-register(
-    reduction(
-        "Std",
-        _std,
-        np.std,
-        extra=[
-            Case(
-                f"(3,4) axis={param_text(axis)} ddof=1",
-                (Values((3, 4)),),
-                {"axis": axis, "keepdims": False, "ddof": 1},
-            )
-            for axis in (None, 0, -1)
-        ],
-    )
-)
+for _name, _fn, _reference in (("Var", _var, np.var), ("Std", _std, np.std)):
+    _unbiased = [
+        Case(
+            f"(3,4) axis={param_text(axis)} ddof=1",
+            (Values((3, 4)),),
+            {"axis": axis, "keepdims": False, "ddof": 1},
+        )
+        for axis in (None, 0, -1)
+    ]
+    register(reduction(_name, _fn, _reference, extra=_unbiased))
