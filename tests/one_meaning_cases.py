@@ -296,6 +296,14 @@ CASES: dict[str, str] = {
     "iv_module_relu_inplace": (
         "h = xd * 1.0; torch.nn.ReLU(inplace=True)(h); h.sum().backward(); out = xd.grad"
     ),
+    "std_grad_at_zero_spread": (
+        "w = torch.ones(3, dtype=torch.float64, requires_grad=True); w.std().backward(); "
+        "out = w.grad"
+    ),
+    "var_sqrt_grad_at_zero_spread": (
+        "w = torch.ones(3, dtype=torch.float64, requires_grad=True); "
+        "w.var().sqrt().backward(); out = w.grad"
+    ),
     "iv_version_shared_by_view": "t = torch.zeros(3); v = t[1:]; v.add_(1); out = t._version",
     "iv_masked_setitem_grad": ("y = xd * 3; y[y > 0] = 1.0; y.sum().backward(); out = xd.grad"),
     "iv_index_put_value_grad": (
