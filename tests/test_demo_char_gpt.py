@@ -117,21 +117,22 @@ def test_a_fresh_model_from_the_checkpoint_gives_the_same_logits_bit_for_bit(dem
 
 
 def test_resume_ends_at_the_weights_of_one_uninterrupted_run(demo, tmp_path):
-    """Steps 0-12 straight, against steps 0-6, a checkpoint, and 6-12 in a new process. Batches of
-    512 windows make an epoch 9 steps long, so the resumed half crosses into the second epoch;
+    """Steps 0-20 straight, against steps 0-10, a checkpoint, and 10-20 in a new process. Batches
+    of 512 windows make an epoch 9 steps long, so the checkpoint is inside the second epoch and
+    the resumed half crosses into the third;
     dropout draws from the global stream, which the checkpoint carries. Every run is a process
     of its own with the script's one BLAS thread: with another thread count a matrix product may
     sum in another order, and the last bits differ (in PyTorch too)."""
-    settings = [*TINY, "--batch-size", "512", "--eval-interval", "6", "--eval-iters", "1"]
+    settings = [*TINY, "--batch-size", "512", "--eval-interval", "10", "--eval-iters", "1"]
     straight, split = tmp_path / "straight", tmp_path / "split"
-    for out, argv in ((straight, ["--steps", "12"]), (split, ["--steps", "6"])):
+    for out, argv in ((straight, ["--steps", "20"]), (split, ["--steps", "10"])):
         assert run_script(ROOT, *settings, *argv, "--out", str(out)).returncode == 0
-    done = run_script(ROOT, *settings, "--steps", "12", "--out", str(split), "--resume")
+    done = run_script(ROOT, *settings, "--steps", "20", "--out", str(split), "--resume")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith(f"resumed from {split / 'char_gpt.pt'} at step 6\nstep 12:")
+    assert done.stdout.startswith(f"resumed from {split / 'char_gpt.pt'} at step 10\nstep 20:")
     one = ta.load(straight / "char_gpt.pt", weights_only=True)
     two = ta.load(split / "char_gpt.pt", weights_only=True)
-    assert one["step"] == two["step"] == 12
+    assert one["step"] == two["step"] == 20
     for name, value in arrays(one["model"]).items():
         assert np.array_equal(value, two["model"][name].numpy()), name
     for index, state in one["optimizer"]["state"].items():
