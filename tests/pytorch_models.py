@@ -1,7 +1,7 @@
 """Helpers for the PyTorch-compatibility tests: load a model file with only its imports swapped.
 
 `load_model(path, "tinygrad_attn")` or `load_model(path, "torch")` executes the file's source
-with its three import lines pointing at the chosen library; nothing else in the text changes.
+with its import lines pointing at the chosen library; nothing else in the text changes.
 No torch import here, so the torch-free tests can use it.
 """
 
@@ -31,6 +31,16 @@ IMPORTS = [
         r"from (torch|tinygrad_attn)\.nn import functional as F(\s+#.*)?",
         "from torch.nn import functional as F",
         "from tinygrad_attn.nn import functional as F",
+    ),
+    (
+        r"import (torch|tinygrad_attn)\.nn\.functional as F(\s+#.*)?",
+        "import torch.nn.functional as F",
+        "import tinygrad_attn.nn.functional as F",
+    ),
+    (
+        r"from (torch|tinygrad_attn)\.utils\.data import DataLoader, Dataset(\s+#.*)?",
+        "from torch.utils.data import DataLoader, Dataset",
+        "from tinygrad_attn.utils.data import DataLoader, Dataset",
     ),
 ]
 

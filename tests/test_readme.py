@@ -373,6 +373,40 @@ def test_the_demos_reach_the_results_the_readme_states():
     assert "tensor(" not in printed  # the decoded digits print as digits
 
 
+def test_the_char_gpt_script_reaches_the_val_loss_the_readme_states(tmp_path):
+    """Demo 06's row: its default run (a subprocess, so the script's one BLAS thread holds) prints
+    the stated val losses at steps 0 and 500, and the reloaded checkpoint's equals the model's."""
+    import runpy
+    import subprocess
+    import sys
+
+    text = README.read_text(encoding="utf-8")
+    row = re.search(r"\| `demos/06_train_char_gpt\.py` \|.*", text).group(0)
+    stated = re.search(
+        r"2 blocks, E=64.*val loss \*\*([\d.]+) → ([\d.]+)\*\* in (\d+) steps of (\d+)", row
+    )
+    script = README.parent / "demos" / "06_train_char_gpt.py"
+    defaults = runpy.run_path(str(script), run_name="x")["parse_args"]([])
+    assert (defaults.n_layer, defaults.n_embd) == (2, 64)
+    assert (str(defaults.steps), str(defaults.batch_size)) == stated.group(3, 4)
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(README.parent), "PATH": ""},
+    )
+    assert done.returncode == 0, done.stderr
+    val = dict(re.findall(r"^step (\d+): train loss [\d.]+, val loss ([\d.]+)$", done.stdout, re.M))
+    assert f"{float(val['0']):.2f}" == stated.group(1)
+    assert f"{float(val[stated.group(3)]):.2f}" == stated.group(2)
+    trained, reloaded = re.search(
+        r"trained model ([\d.]+); reloaded from \S+ ([\d.]+)", done.stdout
+    ).groups()
+    assert trained == reloaded
+
+
 def test_the_graph_pictures_in_docs_are_what_the_code_draws_now(tmp_path):
     """docs/attention_graph.*, transformer_stack.* and transformer_attention.* drawn afresh carry
     the same words and
