@@ -23,12 +23,10 @@ import math
 import os
 from pathlib import Path
 
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # tiny matrices: one BLAS thread is faster
-
-import tinygrad_attn as torch  # noqa: E402
-import tinygrad_attn.nn as nn  # noqa: E402
-import tinygrad_attn.nn.functional as F  # noqa: E402
-from tinygrad_attn.utils.data import DataLoader, Dataset  # noqa: E402
+import tinygrad_attn as torch
+import tinygrad_attn.nn as nn
+import tinygrad_attn.nn.functional as F
+from tinygrad_attn.utils.data import DataLoader, Dataset
 
 device = "cuda" if torch.cuda.is_available() else "cpu"
 DATA = Path(__file__).resolve().parent / "data"
@@ -194,6 +192,7 @@ def parse_args(argv=None):
 
 def main(argv=None):
     args = parse_args(argv)
+    torch.set_num_threads(1)  # tiny matrices: one thread is faster (and resumes bit for bit)
     torch.manual_seed(args.seed)
     text = load_text()
     chars, encode, decode = make_codec(text)

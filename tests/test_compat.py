@@ -379,3 +379,20 @@ def test_more_activation_layers(rng):
         (nn.Identity(7), a),
     ):
         np.testing.assert_allclose(layer(x).numpy(), expected, rtol=1e-12, err_msg=repr(layer))
+
+
+def test_set_num_threads_sets_numpys_openblas_thread_count():
+    from tinygrad_attn.runtime import openblas_threads
+
+    get, set_ = openblas_threads()
+    if get is None:
+        pytest.skip("NumPy's BLAS here is not its bundled OpenBLAS")
+    before = ta.get_num_threads()
+    try:
+        ta.set_num_threads(1)
+        assert ta.get_num_threads() == 1 == get()
+    finally:
+        ta.set_num_threads(before)
+    assert ta.get_num_threads() == before
+    with pytest.raises(RuntimeError, match="positive integer"):
+        ta.set_num_threads(0)

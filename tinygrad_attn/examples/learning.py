@@ -23,17 +23,16 @@ library never imports it (the pictures draw; they do not train).
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import glob
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
 from .. import functional as F
 from .. import manual_seed, no_grad, optim
+from ..runtime import openblas_threads  # noqa: F401  (tests import it from here too)
 from ..viz.learn import LearningPage
 from ..viz.record import Recorder
 from .article import (
@@ -273,21 +272,6 @@ def learning_page(model: str = "head") -> LearningPage:
     focus = None if model == "transformer" else "orange"
     description = describe_head_run(rec) if model == "head" else DESCRIPTIONS[model]
     return rec.page(focus=focus, description=description)
-
-
-def openblas_threads() -> tuple[Callable[[], int] | None, Callable[[int], None] | None]:
-    """The get/set thread-count functions of the OpenBLAS NumPy ships with (wheels from PyPI),
-    or (None, None) for any other BLAS."""
-    libs = glob.glob(os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy.libs", "*"))
-    lib = None
-    for path in libs:
-        if "openblas" in os.path.basename(path):
-            with contextlib.suppress(OSError):
-                lib = ctypes.CDLL(path)  # already loaded by NumPy: the same library
-            break
-    get = getattr(lib, "scipy_openblas_get_num_threads64_", None)
-    set_ = getattr(lib, "scipy_openblas_set_num_threads64_", None)
-    return (get, set_) if get is not None and set_ is not None else (None, None)
 
 
 @contextlib.contextmanager
