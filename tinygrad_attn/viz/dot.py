@@ -10,6 +10,11 @@ The picture follows the reference article's diagrams, left to right by default
 - edges carrying data that takes no gradient (the input X, masks, constants) are BLUE and have
   no red twin: a red edge never reaches X.
 
+The graph of a gradient (`backward(create_graph=True)`) holds ops that the backward pass made:
+each is drawn red-bordered on a light red fill, with a grey line saying whose backward made it
+("from the backward of softmax"), and what flows out of it, a gradient, along a RED edge that
+points the way it flows (dashed if red twins are drawn too). Its forward values stay green.
+
 Node shapes: an op is a grey rounded box headed by its formula (`Q Kᵀ / √5`), holding the
 tensor it made (name, shape, values); parameters (leaves that require grad) are yellow boxes,
 inputs blue boxes, constants (with `all_ops=True`) small dashed boxes; the root (the loss) has a
@@ -34,7 +39,15 @@ from ..format import NEGATIVE, POSITIVE, ZERO, describe, in_place, shape_text
 from ..state import get_default_dtype
 from .axes import AxisLabels, check_labels
 from .heatmap import FONT, as_grid, heatmap, makes_attention_weights, short_labels, value_range
-from .picture import Picture, Resolved, phrase, plumbing_count, resolve_collapse
+from .picture import (
+    Picture,
+    Resolved,
+    backward_source,
+    phrase,
+    plumbing_count,
+    resolve_collapse,
+    resolve_passes,
+)
 from .trace import TensorRecord, TracedGraph, scope_prefixes
 from .values import kept_grad, kept_value
 
@@ -42,7 +55,7 @@ from .values import kept_grad, kept_value
 GREEN = "#2ca02c"  # forward: values
 RED = "#d62728"  # backward: gradients
 BLUE = "#1f77b4"  # data that takes no gradient
-_COLOURS = {"forward": GREEN, "backward": RED, "no_grad": BLUE}
+_COLOURS = {"forward": GREEN, "backward": RED, "no_grad": BLUE, "gradient": RED}
 
 _FILL = {
     "op": "#ececec",
@@ -51,6 +64,7 @@ _FILL = {
     "constant": "#f4f4f4",
     "tensor": "#ffffff",
     "module": "#e6dcf5",
+    "backward op": "#fdeceb",
 }
 _FONT = "Helvetica"
 _SMALL = FONT  # point size of the shape/dtype and value lines
@@ -70,8 +84,10 @@ def _shape(shape: tuple, dtype: Any) -> str:
 class DrawOptions:
     """What a picture shows. Every field is a keyword of to_dot / draw_graph / render_graph.
 
-    - `passes`: "both" (default), "forward" (green and blue edges) or "backward" (red edges
-      only; leaves that take no gradient are left out).
+    - `passes`: "both", "forward" (green and blue edges) or "backward" (red edges only; leaves
+      that take no gradient are left out). None (default): "both", except for a graph that
+      holds ops a backward pass made (a gradient after `backward(create_graph=True)`): there
+      "forward", the backward's ops and their red edges being the backward pass already.
     - `direction`: "LR" (left to right), "TB" (top to bottom) or "auto" (default): left to
       right, as the article draws its head, unless the picture would be more than 10 columns
       wide (a stack of blocks), which reads better top to bottom.
@@ -110,7 +126,7 @@ class DrawOptions:
       picture (viz/replay.py does).
     """
 
-    passes: str = "both"
+    passes: str | None = None
     direction: str = "auto"
     show_values: bool = False
     show_grads: bool = False
@@ -149,9 +165,10 @@ class DrawOptions:
             else:
                 options[key] = tuple(value)
         result = cls(**options)
-        if result.passes not in ("both", "forward", "backward"):
+        if result.passes not in (None, "both", "forward", "backward"):
             raise ValueError(
-                f"{caller}: passes={result.passes!r}; use 'both', 'forward' or 'backward'"
+                f"{caller}: passes={result.passes!r}; use 'both', 'forward' or 'backward' (or "
+                "None: both, or forward only for a gradient's graph)"
             )
         if result.direction not in ("LR", "TB", "auto"):
             raise ValueError(f"{caller}: direction={result.direction!r}; use 'LR', 'TB' or 'auto'")
@@ -271,6 +288,9 @@ class _Drawer:
         rows = [_row(header, None if not inside else _HEADER, None, bold=inside)]
         if method:
             rows.append(_row(formula, _SMALL, _GREY))
+        made_by = backward_source(ops)
+        if made_by:  # an op of a gradient's graph: whose backward it is
+            rows.append(_row(made_by, _SMALL, _GREY))
         rearranged = 0 if options.all_ops else plumbing_count(picture, node)
         if rearranged:  # e.g. the heads split before the fused attention and merged after it
             moved = "reshapes and transposes" if rearranged > 1 else "reshape or transpose"
@@ -280,7 +300,8 @@ class _Drawer:
             if params:
                 rows.append(_row(params, _SMALL, _GREY))
         if inside:
-            name = f"→ {out.name} " if out.name else "→ "
+            shown = picture.names.get(out.id, out.name)
+            name = f"→ {shown} " if shown else "→ "
             rows.append(_row(name + _shape(out.shape, out.dtype), _SMALL, _GREY))
             value, grad = _values_of(out)
             rows += self._array_rows(out, value, grad, makes_attention_weights(ops[-1].node))
@@ -301,6 +322,9 @@ class _Drawer:
             "color": "#666666",
             "tooltip": _op_tooltip(ops),
         }
+        if backward_source(ops):  # made by a backward pass: the article's red arrows, as ops
+            self.drawn.add("backward op")
+            style.update(fillcolor=_FILL["backward op"], color=RED, penwidth="2")
         out = self.picture.output_of(node)
         if out.is_root and self.picture.owner.get(out.id) == node:
             style["peripheries"] = "2"
@@ -311,15 +335,20 @@ class _Drawer:
             value = describe_array(record.tensor._data, self.options.max_elements)
             return _table([_row(value, _SMALL)])
         rows = []
-        if record.name:
-            rows.append(_row(record.name, _HEADER, None, bold=record.kind != "tensor"))
+        name = self.picture.names.get(record.id, record.name)
+        if name:
+            rows.append(_row(name, _HEADER, None, bold=record.kind != "tensor"))
         rows.append(_row(_shape(record.shape, record.dtype), _SMALL, _GREY))
         value, grad = _values_of(record)
         rows += self._array_rows(record, value, grad, False)
+        small = value is not None and np.size(value) <= self.options.max_elements
+        if record.id in self.picture.computed and small and not self.options.show_values:
+            rows.append(_row("= " + describe_array(value, self.options.max_elements), _SMALL))
         return _table(rows)
 
     def tensor_style(self, record: TensorRecord) -> dict:
-        tooltip = f"{record.name or record.kind} {shape_text(record.shape, record.dtype)}"
+        name = self.picture.names.get(record.id, record.name)
+        tooltip = f"{name or record.kind} {shape_text(record.shape, record.dtype)}"
         self.drawn.add(record.kind)
         if record.kind == "parameter":
             style = {"shape": "box", "style": "filled", "fillcolor": _FILL["parameter"]}
@@ -370,7 +399,10 @@ class _Drawer:
     def legend(self, edges: list, per_row: int = 2) -> str:
         """A small table of what the colours and shapes mean, listing only what is drawn
         (`per_row` entries a row: two beside a picture, more in a page's wide strip)."""
-        colours = {attrs["color"] for _, _, attrs in edges}
+        colours = {attrs["color"] for _, _, attrs in edges if attrs["color"] != RED}
+        for _, _, attrs in edges:  # red: a backward's twins (pointing back), or its ops' edges
+            if attrs["color"] == RED:
+                colours.add("back" if attrs.get("dir") == "back" else attrs.get("style", "flow"))
 
         def swatch(colour: str, text: str, arrow: str = "&#8594;") -> str:
             return (
@@ -388,8 +420,16 @@ class _Drawer:
         items = []
         if GREEN in colours:
             items.append(swatch(GREEN, "forward: values"))
-        if RED in colours:
+        if "flow" in colours:  # (only the gradient's graph is drawn: its edges point onwards)
+            items.append(swatch(RED, "backward: gradients"))
+        if "back" in colours:
             items.append(swatch(RED, "backward: gradients", "&#8592;"))
+        if "dashed" in colours:  # (beside the twins: a gradient, as a value of this graph)
+            items.append(
+                f'<td border="1" sides="b" style="dashed" color="{RED}" width="16" height="6" '
+                f'fixedsize="true"></td><td align="left"><font color="{RED}">a gradient made '
+                "by a backward, as a value</font></td>"
+            )
         if BLUE in colours:
             items.append(swatch(BLUE, "data that takes no gradient"))
         drawn = self.drawn
@@ -397,6 +437,12 @@ class _Drawer:
             items.append(box("op: its formula and result", _FILL["op"], "rounded"))
         if "op alone" in drawn:
             items.append(box("op (an ellipse)", _FILL["op"], "rounded"))
+        if "backward op" in drawn:
+            items.append(
+                f'<td border="2" color="{RED}" bgcolor="{_FILL["backward op"]}" width="16" '
+                'height="10" fixedsize="true"></td><td align="left">op of the backward pass '
+                "(create_graph=True)</td>"
+            )
         if "tensor" in drawn:
             items.append(box("intermediate tensor", _FILL["tensor"], "rounded"))
         if "parameter" in drawn:
@@ -406,10 +452,13 @@ class _Drawer:
         if "constant" in drawn:
             items.append(box("constant", _FILL["constant"], "dashed"))
         if "root" in drawn:
+            # (a gradient drawn: its root is where the gradient ends, not where a pass starts)
+            gradient = any(root.id in self.picture.gradients for root in self.picture.traced.roots)
+            root = "here, the gradient" if gradient else "backward starts here"
             items.append(
                 '<td><table border="1" cellborder="0" cellspacing="1" cellpadding="0"><tr>'
                 '<td border="1" width="12" height="6" fixedsize="true"></td></tr></table></td>'
-                '<td align="left">double border: the root (backward starts here)</td>'
+                f'<td align="left">double border: the root ({root})</td>'
             )
         if "cluster" in drawn:
             items.append(box("module (dashed box)", "#ffffff", "dashed"))
@@ -538,6 +587,7 @@ class DrawnIds:
 
 
 def _picture(traced: TracedGraph, options: DrawOptions, caller: str) -> Picture:
+    options = resolve_passes(traced, options)
     rule: Resolved = resolve_collapse(traced, options, caller)
     return Picture(traced, options, rule)
 
@@ -567,6 +617,7 @@ def fill_graph(
     `legend_apart`, the legend (the graph's label) is not written into `graph` but left in the
     returned picture's `legend`, for a page that shows it elsewhere."""
     picture = _picture(traced, options, caller)
+    options = picture.options  # (with `passes` decided)
     drawer = _Drawer(picture, options, AxisLabels(traced, options.axis_labels, caller))
     direction = options.direction
     if direction == "auto":

@@ -15,12 +15,19 @@ constant and every intermediate tensor):
 3. **Results inside their ops**: an op's output tensor is drawn in the op's node (its name,
    shape and values), and a one-element constant is written into its op's formula.
 
+A gradient made with `backward(create_graph=True)` has a graph of its own, whose ops a backward
+pass made (`node.made_by`, e.g. "Softmax.backward"). Such an op is never drawn in the same node
+as an op of the program, nor as an op of another op's backward (`backward_source` says whose
+backward made a node), and what flows out of it is a gradient (`Picture.carries_gradient`). A
+picture holding such ops draws the forward pass only unless asked (`resolve_passes`): the
+backward's own arrows are then its ops' edges, and red twins pointing back would mean nothing.
+
 This module only decides what is drawn; dot.py draws it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -48,6 +55,79 @@ class Resolved:
     collapse_depth: int | None = None
     expand: tuple[str, ...] = ()
     auto: bool = False  # chosen by the max_nodes rule, not by the user
+
+
+def made_by_backward(op: OpRecord) -> bool:
+    """An op that a backward pass made (`backward(create_graph=True)`), not the program."""
+    return op.node.made_by is not None
+
+
+def resolve_passes(traced: TracedGraph, options):
+    """`options` with `passes` decided: None (the default) is "forward" for a graph that holds
+    ops of a backward pass (the picture of a gradient: its own edges already run the way the
+    gradient flows), "both" for any other graph."""
+    if options.passes is not None:
+        return options
+    backward = any(made_by_backward(op) for op in traced.ops)
+    return replace(options, passes="forward" if backward else "both")
+
+
+def _shown_names(traced: TracedGraph, readers: dict, gradients: set) -> tuple[dict, set]:
+    """Names for what a gradient's graph holds unnamed: a result that is the `.grad` of a leaf
+    of the picture (`query.weight.grad`), and a tensor only its backward's ops read that
+    holds a named tensor's array, or a view of it (`Xᵀ`: the backward of `X Wᵀ` reads X
+    transposed), else `c`, `c₂`, ... (a value it computed from what takes no gradient). An
+    ordinary graph gets none. Returns (record id -> name, the ids named c...)."""
+    names: dict[str, str] = {}
+    computed: set[str] = set()
+    if not gradients:
+        return names, computed
+    leaves = [r for r in traced.tensors if r.op is None and r.name and r.tensor is not None]
+    grads = {id(r.tensor._grad): r.name for r in leaves if r.tensor._grad is not None}
+    for op in traced.ops:
+        tensor = op.output.tensor
+        if tensor is not None and op.output.name is None and id(tensor) in grads:
+            names[op.output.id] = f"{grads[id(tensor)]}.grad"
+
+    def name_of(tensor) -> str | None:  # its own name, or that of the leaf whose array it holds
+        if tensor.name:
+            return tensor.name
+        return next((r.name for r in leaves if r.tensor._data is tensor._data), None)
+
+    for record in traced.tensors:
+        if record.name or record.kind != "input" or record.tensor is None:
+            continue
+        read_by = readers.get(record.id, [])
+        if not read_by or not all(made_by_backward(op) for op in read_by):
+            continue
+        base = getattr(record.tensor, "_base", None)
+        chain = getattr(record.tensor, "_view_chain", None)
+        if base is None:
+            name = name_of(record.tensor)
+        else:
+            name = name_of(base)
+            name = _view_name(name, chain) if name and chain else None
+        if name is None:  # computed by the backward from what takes no gradient: c, c₂, ...
+            name = "c" + _gradient_letter(len(computed))[1:]
+            computed.add(record.id)
+        names[record.id] = name
+    return names, computed
+
+
+def _view_name(base: str, chain: tuple) -> str | None:
+    """`Xᵀ` or `X[5]`: a view written from its base's name and the ops that lead there (None
+    for a view that cannot be written so)."""
+    text = base
+    for op, params in chain:
+        axes = tuple(params.get("axes") or ())
+        n = len(axes)
+        if op.__name__ == "Transpose" and n >= 2 and axes == (*range(n - 2), n - 1, n - 2):
+            text = f"{_wrap(text)}ᵀ"
+        elif op.__name__ == "GetItem":
+            text = f"{_wrap(text)}[{_index_text(params.get('index'))}]"
+        else:
+            return None
+    return text
 
 
 def _attends(node) -> bool:
@@ -94,6 +174,11 @@ class Picture:
         self.legend: str | None = None  # the legend's label, once dot.py has drawn it
         # modules whose own ops attend (a softmax, the fused attention): see collapsed_path
         self.attending = {op.scope for op in traced.ops if op.scope and _attends(op.node)}
+        # what a backward pass recorded: its ops' results are gradients
+        made = [op for op in traced.ops if made_by_backward(op)]
+        self.gradients = {op.output.id for op in made} | {op.id for op in made}
+        # names for its unnamed tensors (`names`), and which are values it computed (`computed`)
+        self.names, self.computed = _shown_names(traced, self.readers, self.gradients)
         self._assign_owners()
 
     # ------------------------------------------------------------------ collapse
@@ -159,8 +244,10 @@ class Picture:
         (reader,) = readers.values()
         if reader.scope != op.scope or self.owner.get(reader.id, "").startswith("m"):
             return None
-        if reader.node.inplace:
-            return None
+        if reader.node.inplace or reader.node.made_by != op.node.made_by:
+            return None  # (an op of the program and one of a backward: two nodes; see above)
+        if op.node.made_by and reader.node.name == op.node.name:
+            return None  # (a matmul read by a matmul: most likely two matmuls' backwards)
         return reader
 
     def _assign_tensor(self, record: TensorRecord, intermediates: bool) -> None:
@@ -210,49 +297,62 @@ class Picture:
         """The tensor an op node made (the result of its last op)."""
         return self.groups[node][-1].output
 
+    def carries_gradient(self, source: str) -> bool:
+        """Whether what flows out of `source` (a tensor's id, or an op's id for its output
+        edge) is a gradient: the result of an op that a backward pass made."""
+        return source in self.gradients
+
     # ------------------------------------------------------------------ edges
     def edges(self, colours: dict) -> list[tuple[str, str, dict]]:
         """(tail, head, attributes) for every edge drawn, forward ones before their twins.
-        `colours`: {"forward": ..., "backward": ..., "no_grad": ...}."""
+        `colours`: {"forward": ..., "backward": ..., "no_grad": ..., "gradient": ...}; a
+        "gradient" edge carries the result of a backward's op the way it flows (dashed when
+        the red twins of a backward pass are drawn too)."""
         options = self.options
         drawn: list[tuple[str, str, dict]] = []
-        merged: dict = {}  # (src, dst, colour) -> id of the one edge drawn for them
+        merged: dict = {}  # (src, dst, kind) -> id of the one edge drawn for them
         used: set[str] = set()
+        tags = {"forward": "f", "no_grad": "n", "gradient": "g", "backward": "b"}
         for index, edge in enumerate(self.traced.edges):
             src, dst = self.owner[edge.src], self.owner[edge.dst]
             if src is None or dst is None or src == dst:
                 continue
             merge = not options.all_ops or src != edge.src or dst != edge.dst
-            candidates = []
+            kinds = []
             if options.passes != "backward":
-                colour = colours["forward"] if edge.differentiable else colours["no_grad"]
-                candidates.append((colour, {"color": colour}))
+                if self.carries_gradient(edge.src):
+                    kinds.append("gradient")
+                else:
+                    kinds.append("forward" if edge.differentiable else "no_grad")
             if options.passes != "forward" and edge.differentiable:
-                candidates.append((colours["backward"], {"color": colours["backward"]}))
+                kinds.append("backward")
             source = self.tensors.get(edge.src)
-            if source is not None and source.kind in ("parameter", "input"):
-                # pulls each leaf next to its op (X beside the Q, K and V layers, in one column)
-                candidates = [(c, {**a, "weight": "4"}) for c, a in candidates]
-            for colour, attrs in candidates:
-                red = colour == colours["backward"]
+            for kind in kinds:
+                attrs = {"color": colours[kind]}
+                if source is not None and source.kind in ("parameter", "input"):
+                    # pulls each leaf next to its op (X beside the Q, K and V layers, in one column)
+                    attrs["weight"] = "4"
+                red = kind == "backward"
                 ids = self.backward_edge_ids if red else self.forward_edge_ids
-                key = (src, dst, colour)
-                if merge and key in merged:  # parallel edges: one per colour
+                key = (src, dst, kind)
+                if merge and key in merged:  # parallel edges: one per kind
                     ids[index] = merged[key]
                     continue
-                tag = "b" if red else ("f" if colour == colours["forward"] else "n")
-                edge_id = ids[index] = _edge_id(src, dst, tag, used)
+                edge_id = ids[index] = _edge_id(src, dst, tags[kind], used)
                 merged[key] = edge_id
                 if red:
-                    attrs = {**attrs, "dir": "back"}
+                    attrs["dir"] = "back"
+                elif kind == "gradient" and options.passes != "forward":
+                    attrs["style"] = "dashed"  # (beside the red twins that point back)
                 if options.element_ids:
-                    attrs = {**attrs, "id": edge_id}
+                    attrs["id"] = edge_id
                 drawn.append((src, dst, attrs))
         return drawn
 
 
 def _edge_id(src: str, dst: str, tag: str, used: set[str]) -> str:
-    """`t0-op0-b` (red), `-f` (green) or `-n` (blue); `x * x` gets `-2` on its second edge."""
+    """`t0-op0-b` (red, pointing back), `-f` (green), `-n` (blue) or `-g` (a gradient the way
+    it flows); `x * x` gets `-2` on its second edge."""
     base = f"{src}-{dst}-{tag}"
     edge_id, count = base, 1
     while edge_id in used:
@@ -280,13 +380,23 @@ def resolve_collapse(traced: TracedGraph, options, caller: str) -> Resolved:
         small = picture.node_count() <= options.max_nodes
         return small and (columns is None or picture.columns() <= columns)
 
-    if fits(Picture(traced, options, rule)):
+    first = Picture(traced, options, rule)
+    if fits(first):
         return rule
     deepest = max((path.count(".") + 1 for path in traced.scopes), default=0)
+    small = []  # (columns, candidate) of the pictures within max_nodes, deepest first
+    if first.node_count() <= options.max_nodes:
+        small.append((first.columns(), rule))
     for depth in range(deepest, 0, -1):
         candidate = Resolved((), depth, options.expand, auto=True)
-        if fits(Picture(traced, options, candidate)):
+        picture = Picture(traced, options, candidate)
+        if fits(picture):
             return candidate
+        if picture.node_count() <= options.max_nodes:
+            small.append((picture.columns(), candidate))
+    if small:  # too many columns at every depth: the least collapsed of the narrowest
+        fewest = min(columns for columns, _ in small)
+        return next(candidate for columns, candidate in small if columns == fewest)
     return Resolved((), 1, options.expand, auto=True)
 
 
@@ -402,14 +512,51 @@ def _op_phrase(op: OpRecord, args: list[str], same: bool) -> str:
         )
         mask = " + mask" if len(args) > 3 else ""
         return f"softmax(Q Kᵀ{divided}{mask}) V"
-    short = {
-        "Sigmoid": "σ",
-        "LayerNorm": "layer_norm",
-        "CrossEntropy": "cross_entropy",
-        "LogSoftmax": "log_softmax",
-        "MaskedFill": "masked_fill",
-    }
-    return f"{short.get(name, name.lower())}({', '.join(args)})"
+    return f"{_SHORT.get(name, name.lower())}({', '.join(args)})"
+
+
+_SHORT = {  # how a formula names an op
+    "Sigmoid": "σ",
+    "LayerNorm": "layer_norm",
+    "CrossEntropy": "cross_entropy",
+    "LogSoftmax": "log_softmax",
+    "MaskedFill": "masked_fill",
+}
+# how a node made by an op's backward names that op: its formula's sign, or a word
+_BACKWARD_OF = {
+    **_SHORT,
+    "Add": "+",
+    "Sub": "−",
+    "Mul": "×",
+    "Div": "/",
+    "Neg": "−x",
+    "MatMul": "a matmul",
+    "Linear": "x Wᵀ + b",
+    "GetItem": "indexing",
+    "Transpose": "a transpose",
+    "ScaledDotProductAttention": "the fused attention",
+}
+
+
+def _gradient_letter(count: int) -> str:
+    """g, g₂, g₃, ...: the gradients a node reads from other nodes."""
+    return "g" if count == 0 else "g" + "".join("₀₁₂₃₄₅₆₇₈₉"[int(d)] for d in str(count + 1))
+
+
+def backward_source(ops: list[OpRecord]) -> str | None:
+    """What made the ops of a node, when a backward pass did: "from the backward of softmax",
+    "from the backward of ×", or the engine's own work ("the engine: sum of gradients", where
+    two gradients of one tensor add up; "the engine: un-broadcast", summing a gradient to its
+    input's shape). None for the program's ops."""
+    parts = []
+    for what in dict.fromkeys(op.node.made_by for op in ops if op.node.made_by):
+        if what == "accumulate":
+            adds = any(op.node.name == "Add" for op in ops if op.node.made_by == what)
+            parts.append("the engine: " + ("sum of gradients" if adds else "un-broadcast"))
+        else:
+            name = what.removesuffix(".backward")
+            parts.append(f"from the backward of {_BACKWARD_OF.get(name, name.lower())}")
+    return "; ".join(parts) or None
 
 
 def is_plumbing(op: OpRecord) -> bool:
@@ -459,12 +606,18 @@ def phrase(picture: Picture, node: str) -> str:
 
     def outside(source: str) -> str:
         record = tensors[source]
+        if source in picture.names:
+            return picture.names[source]
         if record.name or record.kind != "tensor":
             return _name(record)
         box = picture.owner.get(source, "")
         if box in picture.boxes:
             return _module_output(picture.boxes[box].path)  # what a collapsed module made
-        return letters.setdefault(source, "abcdefgh"[len(letters) % 8])
+        gradient = source in picture.gradients  # a gradient from another node: g, g₂, g₃ ...
+        count = sum(1 for s in letters if (s in picture.gradients) == gradient)
+        if source not in letters:
+            letters[source] = _gradient_letter(count) if gradient else "abcdefgh"[count % 8]
+        return letters[source]
 
     for op in ops:
         sources = picture.inputs_of.get(op.id, [])
