@@ -288,7 +288,7 @@ class _Drawer:
         rows = [_row(header, None if not inside else _HEADER, None, bold=inside)]
         if method:
             rows.append(_row(formula, _SMALL, _GREY))
-        made_by = backward_source(ops)
+        made_by = backward_source([op.node for op in ops])
         if made_by:  # an op of a gradient's graph: whose backward it is
             rows.append(_row(made_by, _SMALL, _GREY))
         rearranged = 0 if options.all_ops else plumbing_count(picture, node)
@@ -322,7 +322,7 @@ class _Drawer:
             "color": "#666666",
             "tooltip": _op_tooltip(ops),
         }
-        if backward_source(ops):  # made by a backward pass: the article's red arrows, as ops
+        if backward_source([op.node for op in ops]):  # a backward's op: the article's red arrows
             self.drawn.add("backward op")
             style.update(fillcolor=_FILL["backward op"], color=RED, penwidth="2")
         out = self.picture.output_of(node)

@@ -543,15 +543,15 @@ def _gradient_letter(count: int) -> str:
     return "g" if count == 0 else "g" + "".join("₀₁₂₃₄₅₆₇₈₉"[int(d)] for d in str(count + 1))
 
 
-def backward_source(ops: list[OpRecord]) -> str | None:
-    """What made the ops of a node, when a backward pass did: "from the backward of softmax",
-    "from the backward of ×", or the engine's own work ("the engine: sum of gradients", where
-    two gradients of one tensor add up; "the engine: un-broadcast", summing a gradient to its
-    input's shape). None for the program's ops."""
+def backward_source(nodes: list) -> str | None:
+    """What made `nodes` (the ops of a drawn node), when a backward pass did: "from the backward
+    of softmax", "from the backward of ×", or the engine's own work ("the engine: sum of
+    gradients", where two gradients of one tensor add up; "the engine: un-broadcast", summing a
+    gradient to its input's shape). None for the program's ops."""
     parts = []
-    for what in dict.fromkeys(op.node.made_by for op in ops if op.node.made_by):
+    for what in dict.fromkeys(node.made_by for node in nodes if node.made_by):
         if what == "accumulate":
-            adds = any(op.node.name == "Add" for op in ops if op.node.made_by == what)
+            adds = any(node.name == "Add" for node in nodes if node.made_by == what)
             parts.append("the engine: " + ("sum of gradients" if adds else "un-broadcast"))
         else:
             name = what.removesuffix(".backward")
