@@ -43,6 +43,7 @@ from .article import (
 from .demo import run
 from .pictures import (
     TinyLanguageModel,
+    backward_as_ops_picture,
     render_examples,
     replay_example,
     trained_head,
@@ -81,6 +82,7 @@ __all__ = [
     "similarity_attention",
     "tokenize",
     "train_article_head",
+    "backward_as_ops_picture",
     "trained_head",
     "training_loss",
     "training_step_picture",

@@ -487,7 +487,7 @@ def _op_phrase(op: OpRecord, args: list[str], same: bool) -> str:
                 len(axes) - 2,
             )
         ):
-            return f"{_wrap(a)}ᵀ"
+            return a[:-1] if a.endswith("ᵀ") and " " not in a else f"{_wrap(a)}ᵀ"  # (Kᵀᵀ = K)
         return f"transpose({a})"
     if name == "Neg":
         return f"−{_wrap(a)}"
@@ -613,6 +613,9 @@ def phrase(picture: Picture, node: str) -> str:
         box = picture.owner.get(source, "")
         if box in picture.boxes:
             return _module_output(picture.boxes[box].path)  # what a collapsed module made
+        transposed = _transposed_name(picture, source)
+        if transposed:  # a node that only transposes a named tensor: `Kᵀ`, not a letter
+            return transposed
         gradient = source in picture.gradients  # a gradient from another node: g, g₂, g₃ ...
         count = sum(1 for s in letters if (s in picture.gradients) == gradient)
         if source not in letters:
@@ -629,6 +632,23 @@ def phrase(picture: Picture, node: str) -> str:
             texts[op.output.id] = _op_phrase(op, args, same)
     result = texts[ops[-1].output.id]
     return result if len(result) <= _LONGEST_PHRASE else _names(ops)
+
+
+def _transposed_name(picture: Picture, source: str) -> str | None:
+    """`Kᵀ` for the result of a node that is one transpose of a named tensor's last two axes
+    (read by more than one op, so drawn on its own), else None."""
+    producer = picture.producer.get(source)
+    node = picture.owner.get(source)
+    if producer is None or picture.groups.get(node) != [producer]:
+        return None
+    if producer.node.name != "Transpose" or is_plumbing(producer):
+        return None
+    (before,) = picture.inputs_of.get(producer.id, [None])
+    record = picture.tensors.get(before)
+    if record is None or not (record.name or before in picture.names):
+        return None
+    name = picture.names.get(before) or _name(record)
+    return f"{_wrap(name)}ᵀ"
 
 
 def _names(ops: list[OpRecord]) -> str:
