@@ -213,3 +213,21 @@ def test_a_second_order_replay_runs_in_the_browser(second_order_page):
         counter = driver.find_element(By.ID, "rp-counter").text
         assert counter.endswith(f"{len(steps)} of {len(steps)} run")
         assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []
+
+
+def test_a_fused_ops_backward_computing_its_forward_again_makes_values_not_gradients():
+    """LayerNorm's backward records its forward again (clone, mean, var) and differentiates
+    that: those ops are the backward's (marked), but what they make are values (green edges,
+    lettered a, b), and the gradient (red, g) starts at the seed's share."""
+    x = ta.tensor(np.random.default_rng(1).standard_normal((3, 6)), requires_grad=True)
+    x.name = "x"
+    (ta.nn.functional.layer_norm(x, (6,)) ** 2).sum().backward(create_graph=True)
+    dot = Dot(to_dot(x.grad))
+    clone = dot.node_of("clone(x)")
+    centred = dot.node_of("a − mean(a)")
+    assert {clone, centred} <= marked(dot)
+    assert "from the backward of layer_norm" in _label_lines(dot.nodes[clone])
+    out_of_clone = {a["color"] for t, _, a in dot.edges if t == clone}
+    assert out_of_clone == {GREEN}
+    reds = {t for t, _, a in dot.edges if a["color"] == RED}
+    assert reds and reds <= marked(dot) and clone not in reds and centred not in reds

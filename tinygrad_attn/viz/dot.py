@@ -13,7 +13,8 @@ The picture follows the reference article's diagrams, left to right by default
 The graph of a gradient (`backward(create_graph=True)`) holds ops that the backward pass made:
 each is drawn red-bordered on a light red fill, with a grey line saying whose backward made it
 ("from the backward of softmax"), and what flows out of it, a gradient, along a RED edge that
-points the way it flows (dashed if red twins are drawn too). Its forward values stay green.
+points the way it flows (dashed if red twins are drawn too). The forward values it reads stay
+green (so do the values a fused op's backward computes again before differentiating them).
 
 Node shapes: an op is a grey rounded box headed by its formula (`Q Kᵀ / √5`), holding the
 tensor it made (name, shape, values); parameters (leaves that require grad) are yellow boxes,

@@ -18,9 +18,11 @@ constant and every intermediate tensor):
 A gradient made with `backward(create_graph=True)` has a graph of its own, whose ops a backward
 pass made (`node.made_by`, e.g. "Softmax.backward"). Such an op is never drawn in the same node
 as an op of the program, nor as an op of another op's backward (`backward_source` says whose
-backward made a node), and what flows out of it is a gradient (`Picture.carries_gradient`). A
-picture holding such ops draws the forward pass only unless asked (`resolve_passes`): the
-backward's own arrows are then its ops' edges, and red twins pointing back would mean nothing.
+backward made a node), and what flows out of it is a gradient when it reads one
+(`Picture.carries_gradient`; a fused op's backward that computes its forward again makes
+values). A picture holding such ops draws the forward pass only unless asked
+(`resolve_passes`): the backward's own arrows are then its ops' edges, and red twins pointing
+back would mean nothing.
 
 This module only decides what is drawn; dot.py draws it.
 """
@@ -72,7 +74,7 @@ def resolve_passes(traced: TracedGraph, options):
     return replace(options, passes="forward" if backward else "both")
 
 
-def _shown_names(traced: TracedGraph, readers: dict, gradients: set) -> tuple[dict, set]:
+def _shown_names(traced: TracedGraph, readers: dict) -> tuple[dict, set]:
     """Names for what a gradient's graph holds unnamed: a result that is the `.grad` of a leaf
     of the picture (`query.weight.grad`), and a tensor only its backward's ops read that
     holds a named tensor's array, or a view of it (`Xᵀ`: the backward of `X Wᵀ` reads X
@@ -80,7 +82,7 @@ def _shown_names(traced: TracedGraph, readers: dict, gradients: set) -> tuple[di
     ordinary graph gets none. Returns (record id -> name, the ids named c...)."""
     names: dict[str, str] = {}
     computed: set[str] = set()
-    if not gradients:
+    if not any(made_by_backward(op) for op in traced.ops):
         return names, computed
     leaves = [r for r in traced.tensors if r.op is None and r.name and r.tensor is not None]
     grads = {id(r.tensor._grad): r.name for r in leaves if r.tensor._grad is not None}
@@ -112,6 +114,26 @@ def _shown_names(traced: TracedGraph, readers: dict, gradients: set) -> tuple[di
             computed.add(record.id)
         names[record.id] = name
     return names, computed
+
+
+def _gradients(traced: TracedGraph, readers: dict, inputs_of: dict, computed: set) -> set[str]:
+    """The ids of the tensors (and of the ops, for their output edges) that hold gradients: the
+    results of a backward's ops that read a gradient, starting from what the backward pass
+    computed without a graph (the seed's share, `c`) or a leaf only its ops read (a
+    `grad_outputs` that requires grad). A backward's op that reads only forward values (a
+    fused op's backward computing its forward again) makes a value, not a gradient."""
+    seeds = set(computed)
+    for record in traced.tensors:
+        read_by = readers.get(record.id, [])
+        if record.op is None and record.requires_grad and read_by:
+            if all(made_by_backward(op) for op in read_by):
+                seeds.add(record.id)
+    gradients: set[str] = set()
+    for op in traced.ops:  # (inputs first)
+        sources = inputs_of.get(op.id, [])
+        if made_by_backward(op) and any(s in gradients or s in seeds for s in sources):
+            gradients.update((op.output.id, op.id))
+    return gradients
 
 
 def _view_name(base: str, chain: tuple) -> str | None:
@@ -174,11 +196,10 @@ class Picture:
         self.legend: str | None = None  # the legend's label, once dot.py has drawn it
         # modules whose own ops attend (a softmax, the fused attention): see collapsed_path
         self.attending = {op.scope for op in traced.ops if op.scope and _attends(op.node)}
-        # what a backward pass recorded: its ops' results are gradients
-        made = [op for op in traced.ops if made_by_backward(op)]
-        self.gradients = {op.output.id for op in made} | {op.id for op in made}
-        # names for its unnamed tensors (`names`), and which are values it computed (`computed`)
-        self.names, self.computed = _shown_names(traced, self.readers, self.gradients)
+        # names for a gradient's unnamed tensors (`names`), and which are values its backward
+        # computed without a graph (`computed`); what flows out of its ops (`gradients`)
+        self.names, self.computed = _shown_names(traced, self.readers)
+        self.gradients = _gradients(traced, self.readers, self.inputs_of, self.computed)
         self._assign_owners()
 
     # ------------------------------------------------------------------ collapse
@@ -299,7 +320,7 @@ class Picture:
 
     def carries_gradient(self, source: str) -> bool:
         """Whether what flows out of `source` (a tensor's id, or an op's id for its output
-        edge) is a gradient: the result of an op that a backward pass made."""
+        edge) is a gradient: the result of a backward's op that reads one (`_gradients`)."""
         return source in self.gradients
 
     # ------------------------------------------------------------------ edges
