@@ -12,8 +12,8 @@ from test_viz import Dot, _label_lines
 
 import tinygrad_attn as ta
 from tinygrad_attn.examples import article
-from tinygrad_attn.viz import BLUE, GREEN, RED, replay_backward, to_dot, trace
-from tinygrad_attn.viz.dot import DrawOptions, drawn_ids
+from tinygrad_attn.viz import BLUE, GREEN, RED, DrawOptions, replay_backward, to_dot, trace
+from tinygrad_attn.viz.dot import drawn_ids
 
 ALL_OPS = {"all_ops": True, "max_nodes": None}
 BACKWARD_OP = "op of the backward pass"

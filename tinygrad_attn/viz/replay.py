@@ -36,9 +36,10 @@ from ..debug import formula
 from ..engine import BackwardStep
 from ..tensor import Tensor
 from .axes import AxisLabels
-from .dot import DrawOptions, drawn_ids, fill_graph
+from .dot import drawn_ids, fill_graph
+from .formula import backward_source
 from .heatmap import makes_attention_weights
-from .picture import backward_source
+from .options import DrawOptions
 from .render import GraphPicture, RendererNotFound, find_renderer, run_renderer
 from .trace import TracedGraph, trace
 
