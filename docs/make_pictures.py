@@ -16,7 +16,7 @@ from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
 CHROMIUM = "/usr/bin/chromium"
-GRAPHS = ("attention_graph", "transformer_stack", "transformer_attention")
+GRAPHS = ("attention_graph", "transformer_stack", "transformer_attention", "backward_as_ops")
 
 
 def shoot(url: str, out: Path, width: int, height: int) -> None:

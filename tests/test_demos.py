@@ -4,6 +4,7 @@ small seeded settings), and `python -m tinygrad_attn demo` writes its pictures."
 
 import contextlib
 import io
+import re
 import runpy
 import subprocess
 import sys
@@ -177,3 +178,30 @@ def test_demo_05_writes_its_files_under_out_not_into_the_current_folder(tmp_path
         "nanogpt_graph.svg",
         "nanogpt_backward.html",
     }
+
+
+def test_demo_07_computes_h_v_that_central_differences_confirm(tmp_path):
+    """demos/07_backward_is_a_graph.py, as a reader runs it: H v (two ways) agrees with central
+    differences of the gradient, the Newton step does what the quadratic model predicts, and
+    the gradient's picture is written."""
+    done = subprocess.run(
+        [sys.executable, str(DEMOS / "07_backward_is_a_graph.py"), "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT), "PATH": ""},
+    )
+    assert done.returncode == 0, done.stderr
+    printed = done.stdout
+    assert "query.weight.grad.grad_fn: <Transpose node" in printed
+    errors = re.findall(r"max \|H v - central differences\| = ([\d.e+-]+)", printed)
+    largest = float(re.search(r"the largest entry of H v is ([\d.e+-]+)", printed).group(1))
+    assert len(errors) == 2 and largest > 1e-5
+    assert all(float(error) < 1e-7 * largest for error in errors), printed
+    drop = re.search(r"predicted a drop of ([\d.e+-]+), the step gave ([\d.e+-]+)", printed)
+    predicted, actual = (float(x) for x in drop.groups())
+    assert 0 < actual and abs(actual - predicted) < 0.1 * predicted
+    for suffix in (".svg", ".png"):
+        assert (tmp_path / f"backward_as_ops{suffix}").stat().st_size > 1000
+    assert "from the backward of softmax" in (tmp_path / "backward_as_ops.svg").read_text()

@@ -408,7 +408,8 @@ def test_the_char_gpt_script_reaches_the_val_loss_the_readme_states(tmp_path):
 
 
 def test_the_graph_pictures_in_docs_are_what_the_code_draws_now(tmp_path):
-    """docs/attention_graph.*, transformer_stack.* and transformer_attention.* drawn afresh carry
+    """docs/attention_graph.*, transformer_stack.*, transformer_attention.* and backward_as_ops.*
+    drawn afresh carry
     the same words and
     numbers (every <text> of the SVG), and each PNG has its SVG's proportions: a change to the
     graph or its labels that was not followed by `python docs/make_pictures.py` fails here."""
@@ -422,7 +423,12 @@ def test_the_graph_pictures_in_docs_are_what_the_code_draws_now(tmp_path):
     except RendererNotFound:
         pytest.skip("no Graphviz renderer on this machine")
     docs = README.parent / "docs"
-    for stem in ("attention_graph", "transformer_stack", "transformer_attention"):
+    for stem in (
+        "attention_graph",
+        "transformer_stack",
+        "transformer_attention",
+        "backward_as_ops",
+    ):
         committed = Geometry((docs / f"{stem}.svg").read_text(encoding="utf-8"))
         fresh = Geometry((tmp_path / f"{stem}.svg").read_text(encoding="utf-8"))
         assert sorted(committed.texts) == sorted(fresh.texts), (
@@ -448,3 +454,40 @@ def test_the_gradcheck_table_is_what_the_command_prints():
         assert main(block.group(1).split()) == 0
     got = re.sub(r"[\d.]+ s\)$", "… s)", printed.getvalue().rstrip(), flags=re.M)
     assert _clean(got) == _clean(block.group(2))
+
+
+def test_demo_07s_output_is_what_the_readme_shows(tmp_path):
+    """The "Backward is a graph too" section shows what demo 07 prints, run as a reader runs
+    it (its own process: it sets float64 as the default dtype). The two H v errors are
+    rounding-sized, so they may differ by a factor of a few from one machine's BLAS to
+    another's; every other line is as printed. The demos table's bound is the demo's."""
+    import subprocess
+    import sys
+
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("## Backward is a graph too") :]
+    shown = _clean(re.search(r"It prints:\n\n```text\n(.*?)```", section, re.S).group(1))
+    done = subprocess.run(
+        [sys.executable, str(README.parent / "demos" / "07_backward_is_a_graph.py")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(README.parent)},
+    )
+    assert done.returncode == 0, done.stderr
+    printed = _clean(done.stdout)
+    assert len(printed) == len(shown), printed
+    error = re.compile(r"(.*central differences\| = )([\d.e+-]+)$")
+    for want, got in zip(shown, printed):
+        want_error, got_error = error.match(want), error.match(got)
+        if want_error and got_error:
+            assert want_error.group(1) == got_error.group(1)
+            assert 0.1 < float(want_error.group(2)) / float(got_error.group(2)) < 10, got
+        else:
+            assert want == got
+    largest = float(re.search(r"largest entry of H v is ([\d.e+-]+)", done.stdout).group(1))
+    table = re.search(r"### Demos\n(.*?)\n\n", text, re.S).group(1)
+    bound = re.search(r"07_backward_is_a_graph.py.*gradient to \*\*([\d.e-]+)\*\* of its", table)
+    errors = [float(m) for m in re.findall(r"differences\| = ([\d.e+-]+)", done.stdout)]
+    assert bound and max(errors) < float(bound.group(1)) * largest

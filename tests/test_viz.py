@@ -686,6 +686,8 @@ def test_examples_render(tmp_path):
     assert names == [
         "attention_graph.png",
         "attention_graph.svg",
+        "backward_as_ops.png",
+        "backward_as_ops.svg",
         "transformer_attention.png",
         "transformer_attention.svg",
         "transformer_stack.png",

@@ -60,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     graph = commands.add_parser(
         "graph",
         help="draw the README's pictures (the trained attention head, a two-block transformer "
-        "collapsed and with its attention expanded)",
+        "collapsed and with its attention expanded, the head's gradient as the backward's ops)",
     )
     graph.add_argument("--out", default="out", help="folder for the pictures (default: out)")
     graph.set_defaults(run=_graph)

@@ -43,6 +43,7 @@ from .article import (
 from .demo import run
 from .pictures import (
     TinyLanguageModel,
+    backward_as_ops_picture,
     render_examples,
     replay_example,
     trained_head,
@@ -65,6 +66,7 @@ __all__ = [
     "WORD_FEATURES",
     "SentenceAttention",
     "TinyLanguageModel",
+    "backward_as_ops_picture",
     "check_head_gradients",
     "describe_attention",
     "embed",

@@ -3,6 +3,8 @@ small transformer models drawn collapsed and expanded, and the replayed backward
 
 - `training_step_picture`: one training step of the article's head (by default the trained
   one), every value and gradient kept (`viz.keep_values`) and its axes labelled;
+- `backward_as_ops_picture`: the gradient of that head's loss with respect to `query.weight`,
+  recorded by `backward(create_graph=True)`: the backward pass drawn as ops;
 - `transformer_block_loss` / `transformer_stack_step`: small transformer models for the
   collapsed pictures and the replay;
 - `render_examples`: `python -m tinygrad_attn graph`; `replay_example`: `... replay`.
@@ -68,6 +70,20 @@ def training_step_picture(
     return loss, options
 
 
+def backward_as_ops_picture(head: nn.SelfAttention | None = None, sentence: str = SENTENCES[0]):
+    """The article's loss on `sentence` run backward with `create_graph=True`, so that the
+    gradient of `query.weight` is a tensor with a graph: the ops the backward pass made (the
+    article's red arrows) and the forward values they read. `head`: default, the trained one;
+    its gradients are set afresh. Returns `(gradient, options)`: `query.weight.grad` and the
+    options that draw it."""
+    if head is None:
+        head = trained_head()
+    head.zero_grad()  # (to None: the gradient's graph is then this pass's alone)
+    sense_loss(head, sentence).backward(create_graph=True)
+    title = f'query.weight.grad on "{sentence}": the backward pass as ops (create_graph=True)'
+    return head.query.weight.grad, {"model": head, "title": title}
+
+
 class TinyLanguageModel(nn.Module):
     """Token embedding -> one causal transformer block -> a linear head over the vocabulary."""
 
@@ -121,10 +137,12 @@ def transformer_stack_step(blocks: int = 2, embed_dim: int = 32, seed: int = 0):
 def render_examples(out_dir: str | Path) -> list[Path]:
     """Draw the README's pictures into `out_dir` as .svg and .png; return the files written:
     the trained head (one training step, with its numbers), a two-block transformer stack
-    (collapsed by default) and the same stack with its first block's attention expanded.
+    (collapsed by default), the same stack with its first block's attention expanded, and the
+    trained head's `query.weight.grad` drawn as the ops of its backward pass.
     Raises RendererNotFound without a Graphviz renderer."""
     out_dir = Path(out_dir)
     head_loss, head_options = training_step_picture()
+    gradient, gradient_options = backward_as_ops_picture()  # (a head of its own: its .grad)
     stack_loss, stack = transformer_stack_step()
     pictures = [
         ("attention_graph", head_loss, head_options),
@@ -138,6 +156,7 @@ def render_examples(out_dir: str | Path) -> list[Path]:
             stack_loss,
             {"model": stack, "expand": "0.attn", "title": 'the same, with expand="0.attn"'},
         ),
+        ("backward_as_ops", gradient, gradient_options),
     ]
     written = []
     for stem, loss, options in pictures:

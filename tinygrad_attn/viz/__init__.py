@@ -13,8 +13,9 @@ and trains nothing (the recorded runs of `python -m tinygrad_attn learn` are in
 tinygrad_attn/examples/learning.py).
 """
 
-from .dot import BLUE, GREEN, RED, DrawOptions
+from .dot import BLUE, GREEN, RED
 from .learn import LearningPage
+from .options import DrawOptions
 from .record import Recorder
 from .render import (
     ENV_VAR,

@@ -10,13 +10,20 @@ The picture follows the reference article's diagrams, left to right by default
 - edges carrying data that takes no gradient (the input X, masks, constants) are BLUE and have
   no red twin: a red edge never reaches X.
 
+The graph of a gradient (`backward(create_graph=True)`) holds ops that the backward pass made:
+each is drawn red-bordered on a light red fill, with a grey line saying whose backward made it
+("from the backward of softmax"), and what flows out of it, a gradient, along a RED edge that
+points the way it flows (dashed if red twins are drawn too). The forward values it reads stay
+green (so do the values a fused op's backward computes again before differentiating them).
+
 Node shapes: an op is a grey rounded box headed by its formula (`Q Kᵀ / √5`), holding the
 tensor it made (name, shape, values); parameters (leaves that require grad) are yellow boxes,
 inputs blue boxes, constants (with `all_ops=True`) small dashed boxes; the root (the loss) has a
 double border; a collapsed module is one purple 3-D box naming its path, type and contents.
 Ops made while a module was being called sit in dashed clusters named by the module path.
-Which records become which node (folding, collapsing) is picture.py's business; values and
-gradients are drawn as heat maps (heatmap.py) in the palette of `tinygrad_attn.format`.
+Which records become which node (folding, collapsing) is picture.py's business, what the
+formulas say formula.py's, the options options.py's; values and gradients are drawn as heat
+maps (heatmap.py) in the palette of `tinygrad_attn.format`.
 
 This module must not trace the graph (trace.py does) nor run a renderer (render.py does).
 """
@@ -24,7 +31,7 @@ This module must not trace the graph (trace.py does) nor run a renderer (render.
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 from typing import Any
 
 import graphviz
@@ -32,9 +39,11 @@ import numpy as np
 
 from ..format import NEGATIVE, POSITIVE, ZERO, describe, in_place, shape_text
 from ..state import get_default_dtype
-from .axes import AxisLabels, check_labels
+from .axes import AxisLabels
+from .formula import backward_source, phrase, plumbing_count
 from .heatmap import FONT, as_grid, heatmap, makes_attention_weights, short_labels, value_range
-from .picture import Picture, Resolved, phrase, plumbing_count, resolve_collapse
+from .options import DrawOptions
+from .picture import Picture, Resolved, resolve_collapse, resolve_passes
 from .trace import TensorRecord, TracedGraph, scope_prefixes
 from .values import kept_grad, kept_value
 
@@ -42,7 +51,7 @@ from .values import kept_grad, kept_value
 GREEN = "#2ca02c"  # forward: values
 RED = "#d62728"  # backward: gradients
 BLUE = "#1f77b4"  # data that takes no gradient
-_COLOURS = {"forward": GREEN, "backward": RED, "no_grad": BLUE}
+_COLOURS = {"forward": GREEN, "backward": RED, "no_grad": BLUE, "gradient": RED}
 
 _FILL = {
     "op": "#ececec",
@@ -51,6 +60,7 @@ _FILL = {
     "constant": "#f4f4f4",
     "tensor": "#ffffff",
     "module": "#e6dcf5",
+    "backward op": "#fdeceb",
 }
 _FONT = "Helvetica"
 _SMALL = FONT  # point size of the shape/dtype and value lines
@@ -64,104 +74,6 @@ def _shape(shape: tuple, dtype: Any) -> str:
     if np.dtype(dtype) == np.dtype(get_default_dtype()):
         return str(tuple(shape))
     return shape_text(shape, dtype)
-
-
-@dataclass(frozen=True)
-class DrawOptions:
-    """What a picture shows. Every field is a keyword of to_dot / draw_graph / render_graph.
-
-    - `passes`: "both" (default), "forward" (green and blue edges) or "backward" (red edges
-      only; leaves that take no gradient are left out).
-    - `direction`: "LR" (left to right), "TB" (top to bottom) or "auto" (default): left to
-      right, as the article draws its head, unless the picture would be more than 10 columns
-      wide (a stack of blocks), which reads better top to bottom.
-    - `show_values`, `show_grads`: draw values / gradients in the nodes: arrays up to 16 x 16
-      as heat maps (purple < 0 < orange; attention weights white -> orange, with numbers), one
-      number for a single element, min/mean/max for larger arrays. An intermediate's value is
-      there while the program still holds that tensor, or if it was made inside
-      `viz.keep_values()` (which also keeps the gradient backward sent it).
-    - `axis_labels`: {tensor name: labels of each of its axes}, e.g. `{"X": (words,
-      features), "target": (features,)}` (None for an axis left unlabelled). Every axis that
-      is the same thing gets the same labels (viz/axes.py): a Linear weight's columns are its
-      input's features, its rows the output's; a gradient has its tensor's labels.
-    - `all_ops`: draw every primitive op, constant and intermediate tensor (the plumbing:
-      weight transposes, the raw `Q Kᵀ`, `x * x` as two edges). By default an op whose unnamed
-      result feeds one op is drawn inside that op's node, results inside their ops, constants
-      in the formula.
-    - `intermediates`: True draws op results as nodes of their own (default: only with
-      `all_ops`).
-    - `show_saved`: list the arrays each op saved for backward and their size.
-    - `show_params`: the op's own parameters under its formula (axis, scale, ...).
-    - `clusters`: group ops by the module that made them (nested boxes named by module path).
-    - `collapse`: a module path or a list of them ("attn", "blocks.0"): everything made inside
-      is drawn as one box. `collapse_depth`: collapse every module at that depth of the path
-      or deeper ("blocks.0" is depth 2). `expand`: modules kept open whatever else says;
-      inside an expanded module, the module that attends (its softmax, or the fused attention
-      `softmax(Q Kᵀ / √d) V`) is open too, unless `collapse` names it.
-      With neither `collapse` nor `collapse_depth`, a picture of more than `max_nodes` nodes
-      (default 40; None: never) collapses the deepest modules that make it fit. Unknown
-      module names are an error that lists the known ones.
-    - `model`: the Module that made the graph. Boxes name their module's type
-      (`blocks.0 · TransformerBlock`) without it too: each node records the module it was
-      made in; `model` also covers modules that made no node directly.
-    - `title`: a line above the legend. `legend=False` leaves the legend out.
-    - `element_ids`: give every node and edge an `id` attribute that the SVG keeps (a node's
-      id is its DOT name, an edge's the one `drawn_ids` reports), so a page can script the
-      picture (viz/replay.py does).
-    """
-
-    passes: str = "both"
-    direction: str = "auto"
-    show_values: bool = False
-    show_grads: bool = False
-    axis_labels: Any = None
-    all_ops: bool = False
-    intermediates: bool | None = None
-    show_saved: bool = False
-    show_params: bool = False
-    clusters: bool = True
-    collapse: tuple[str, ...] = ()
-    collapse_depth: int | None = None
-    expand: tuple[str, ...] = ()
-    max_nodes: int | None = 40
-    model: Any = None
-    max_elements: int = 12
-    title: str | None = None
-    legend: bool = True
-    element_ids: bool = False
-
-    @classmethod
-    def from_keywords(cls, caller: str, **options: Any) -> DrawOptions:
-        """Check the keywords a user gave and turn them into options."""
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(options) - known)
-        if unknown:
-            raise TypeError(
-                f"{caller}: unknown option(s) {', '.join(unknown)}; the options are "
-                f"{', '.join(sorted(known))}"
-            )
-        for key in ("collapse", "expand"):
-            value = options.get(key)
-            if value is None:
-                options[key] = ()
-            elif isinstance(value, str):
-                options[key] = (value,)
-            else:
-                options[key] = tuple(value)
-        result = cls(**options)
-        if result.passes not in ("both", "forward", "backward"):
-            raise ValueError(
-                f"{caller}: passes={result.passes!r}; use 'both', 'forward' or 'backward'"
-            )
-        if result.direction not in ("LR", "TB", "auto"):
-            raise ValueError(f"{caller}: direction={result.direction!r}; use 'LR', 'TB' or 'auto'")
-        if result.collapse_depth is not None and result.collapse_depth < 1:
-            raise ValueError(
-                f"{caller}: collapse_depth must be 1 or more, got {result.collapse_depth}"
-            )
-        if result.axis_labels is not None:
-            result = replace(result, axis_labels=check_labels(caller, result.axis_labels))
-        return result
 
 
 # ----------------------------------------------------------------------------- labels
@@ -271,6 +183,9 @@ class _Drawer:
         rows = [_row(header, None if not inside else _HEADER, None, bold=inside)]
         if method:
             rows.append(_row(formula, _SMALL, _GREY))
+        made_by = backward_source([op.node for op in ops])
+        if made_by:  # an op of a gradient's graph: whose backward it is
+            rows.append(_row(made_by, _SMALL, _GREY))
         rearranged = 0 if options.all_ops else plumbing_count(picture, node)
         if rearranged:  # e.g. the heads split before the fused attention and merged after it
             moved = "reshapes and transposes" if rearranged > 1 else "reshape or transpose"
@@ -280,7 +195,8 @@ class _Drawer:
             if params:
                 rows.append(_row(params, _SMALL, _GREY))
         if inside:
-            name = f"→ {out.name} " if out.name else "→ "
+            shown = picture.names.get(out.id, out.name)
+            name = f"→ {shown} " if shown else "→ "
             rows.append(_row(name + _shape(out.shape, out.dtype), _SMALL, _GREY))
             value, grad = _values_of(out)
             rows += self._array_rows(out, value, grad, makes_attention_weights(ops[-1].node))
@@ -301,6 +217,9 @@ class _Drawer:
             "color": "#666666",
             "tooltip": _op_tooltip(ops),
         }
+        if backward_source([op.node for op in ops]):  # a backward's op: the article's red arrows
+            self.drawn.add("backward op")
+            style.update(fillcolor=_FILL["backward op"], color=RED, penwidth="2")
         out = self.picture.output_of(node)
         if out.is_root and self.picture.owner.get(out.id) == node:
             style["peripheries"] = "2"
@@ -311,15 +230,20 @@ class _Drawer:
             value = describe_array(record.tensor._data, self.options.max_elements)
             return _table([_row(value, _SMALL)])
         rows = []
-        if record.name:
-            rows.append(_row(record.name, _HEADER, None, bold=record.kind != "tensor"))
+        name = self.picture.names.get(record.id, record.name)
+        if name:
+            rows.append(_row(name, _HEADER, None, bold=record.kind != "tensor"))
         rows.append(_row(_shape(record.shape, record.dtype), _SMALL, _GREY))
         value, grad = _values_of(record)
         rows += self._array_rows(record, value, grad, False)
+        small = value is not None and np.size(value) <= self.options.max_elements
+        if record.id in self.picture.computed and small and not self.options.show_values:
+            rows.append(_row("= " + describe_array(value, self.options.max_elements), _SMALL))
         return _table(rows)
 
     def tensor_style(self, record: TensorRecord) -> dict:
-        tooltip = f"{record.name or record.kind} {shape_text(record.shape, record.dtype)}"
+        name = self.picture.names.get(record.id, record.name)
+        tooltip = f"{name or record.kind} {shape_text(record.shape, record.dtype)}"
         self.drawn.add(record.kind)
         if record.kind == "parameter":
             style = {"shape": "box", "style": "filled", "fillcolor": _FILL["parameter"]}
@@ -370,7 +294,10 @@ class _Drawer:
     def legend(self, edges: list, per_row: int = 2) -> str:
         """A small table of what the colours and shapes mean, listing only what is drawn
         (`per_row` entries a row: two beside a picture, more in a page's wide strip)."""
-        colours = {attrs["color"] for _, _, attrs in edges}
+        colours = {attrs["color"] for _, _, attrs in edges if attrs["color"] != RED}
+        for _, _, attrs in edges:  # red: a backward's twins (pointing back), or its ops' edges
+            if attrs["color"] == RED:
+                colours.add("back" if attrs.get("dir") == "back" else attrs.get("style", "flow"))
 
         def swatch(colour: str, text: str, arrow: str = "&#8594;") -> str:
             return (
@@ -388,8 +315,16 @@ class _Drawer:
         items = []
         if GREEN in colours:
             items.append(swatch(GREEN, "forward: values"))
-        if RED in colours:
+        if "flow" in colours:  # (only the gradient's graph is drawn: its edges point onwards)
+            items.append(swatch(RED, "backward: gradients"))
+        if "back" in colours:
             items.append(swatch(RED, "backward: gradients", "&#8592;"))
+        if "dashed" in colours:  # (beside the twins: a gradient, as a value of this graph)
+            items.append(
+                f'<td border="1" sides="b" style="dashed" color="{RED}" width="16" height="6" '
+                f'fixedsize="true"></td><td align="left"><font color="{RED}">a gradient made '
+                "by a backward, as a value</font></td>"
+            )
         if BLUE in colours:
             items.append(swatch(BLUE, "data that takes no gradient"))
         drawn = self.drawn
@@ -397,6 +332,12 @@ class _Drawer:
             items.append(box("op: its formula and result", _FILL["op"], "rounded"))
         if "op alone" in drawn:
             items.append(box("op (an ellipse)", _FILL["op"], "rounded"))
+        if "backward op" in drawn:
+            items.append(
+                f'<td border="2" color="{RED}" bgcolor="{_FILL["backward op"]}" width="16" '
+                'height="10" fixedsize="true"></td><td align="left">op of the backward pass '
+                "(create_graph=True)</td>"
+            )
         if "tensor" in drawn:
             items.append(box("intermediate tensor", _FILL["tensor"], "rounded"))
         if "parameter" in drawn:
@@ -406,10 +347,13 @@ class _Drawer:
         if "constant" in drawn:
             items.append(box("constant", _FILL["constant"], "dashed"))
         if "root" in drawn:
+            # (a gradient drawn: its root is where the gradient ends, not where a pass starts)
+            gradient = any(root.id in self.picture.gradients for root in self.picture.traced.roots)
+            root = "here, the gradient" if gradient else "backward starts here"
             items.append(
                 '<td><table border="1" cellborder="0" cellspacing="1" cellpadding="0"><tr>'
                 '<td border="1" width="12" height="6" fixedsize="true"></td></tr></table></td>'
-                '<td align="left">double border: the root (backward starts here)</td>'
+                f'<td align="left">double border: the root ({root})</td>'
             )
         if "cluster" in drawn:
             items.append(box("module (dashed box)", "#ffffff", "dashed"))
@@ -538,6 +482,7 @@ class DrawnIds:
 
 
 def _picture(traced: TracedGraph, options: DrawOptions, caller: str) -> Picture:
+    options = resolve_passes(traced, options)
     rule: Resolved = resolve_collapse(traced, options, caller)
     return Picture(traced, options, rule)
 
@@ -567,6 +512,7 @@ def fill_graph(
     `legend_apart`, the legend (the graph's label) is not written into `graph` but left in the
     returned picture's `legend`, for a page that shows it elsewhere."""
     picture = _picture(traced, options, caller)
+    options = picture.options  # (with `passes` decided)
     drawer = _Drawer(picture, options, AxisLabels(traced, options.axis_labels, caller))
     direction = options.direction
     if direction == "auto":

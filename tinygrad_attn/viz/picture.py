@@ -10,23 +10,31 @@ constant and every intermediate tensor):
 2. **Steps, not plumbing**: an op whose result has no name and is read by exactly one op of
    the same module is drawn inside that op's node (the weight Transpose inside `x Wᵀ`, the raw
    `Q Kᵀ` inside the scaled scores, the squared error's steps inside the loss). The node is
-   labelled with the formula of its ops (`mean((output[5] − target)²)`), see `phrase`. A
+   labelled with the formula of its ops (`mean((output[5] − target)²)`; formula.py). A
    change made in place (`y.mul_(2)`) is always a node of its own, headed `mul_ (in place)`.
 3. **Results inside their ops**: an op's output tensor is drawn in the op's node (its name,
    shape and values), and a one-element constant is written into its op's formula.
+
+A gradient made with `backward(create_graph=True)` has a graph of its own, whose ops a backward
+pass made (`node.made_by`, e.g. "Softmax.backward"). Such an op is never drawn in the same node
+as an op of the program, nor as an op of another op's backward (formula.py's `backward_source`
+says whose backward made a node), and what flows out of it is a gradient when it reads one
+(`Picture.carries_gradient`; a fused op's backward that computes its forward again makes
+values). A picture holding such ops draws the forward pass only unless asked
+(`resolve_passes`): the backward's own arrows are then its ops' edges, and red twins pointing
+back would mean nothing.
 
 This module only decides what is drawn; dot.py draws it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .formula import gradient_letter, index_text, wrap
 from .trace import OpRecord, TensorRecord, TracedGraph, scope_prefixes
-
-_LONGEST_PHRASE = 34  # longer formulas are written as the ops' names instead
 
 
 @dataclass
@@ -48,6 +56,99 @@ class Resolved:
     collapse_depth: int | None = None
     expand: tuple[str, ...] = ()
     auto: bool = False  # chosen by the max_nodes rule, not by the user
+
+
+def made_by_backward(op: OpRecord) -> bool:
+    """An op that a backward pass made (`backward(create_graph=True)`), not the program."""
+    return op.node.made_by is not None
+
+
+def resolve_passes(traced: TracedGraph, options):
+    """`options` with `passes` decided: None (the default) is "forward" for a graph that holds
+    ops of a backward pass (the picture of a gradient: its own edges already run the way the
+    gradient flows), "both" for any other graph."""
+    if options.passes is not None:
+        return options
+    backward = any(made_by_backward(op) for op in traced.ops)
+    return replace(options, passes="forward" if backward else "both")
+
+
+def _shown_names(traced: TracedGraph, readers: dict) -> tuple[dict, set]:
+    """Names for what a gradient's graph holds unnamed: a result that is the `.grad` of a leaf
+    of the picture (`query.weight.grad`), and a tensor only its backward's ops read that
+    holds a named tensor's array, or a view of it (`Xᵀ`: the backward of `X Wᵀ` reads X
+    transposed), else `c`, `c₂`, ... (a value it computed from what takes no gradient). An
+    ordinary graph gets none. Returns (record id -> name, the ids named c...)."""
+    names: dict[str, str] = {}
+    computed: set[str] = set()
+    if not any(made_by_backward(op) for op in traced.ops):
+        return names, computed
+    leaves = [r for r in traced.tensors if r.op is None and r.name and r.tensor is not None]
+    grads = {id(r.tensor._grad): r.name for r in leaves if r.tensor._grad is not None}
+    for op in traced.ops:
+        tensor = op.output.tensor
+        if tensor is not None and op.output.name is None and id(tensor) in grads:
+            names[op.output.id] = f"{grads[id(tensor)]}.grad"
+
+    def name_of(tensor) -> str | None:  # its own name, or that of the leaf whose array it holds
+        if tensor.name:
+            return tensor.name
+        return next((r.name for r in leaves if r.tensor._data is tensor._data), None)
+
+    for record in traced.tensors:
+        if record.name or record.kind != "input" or record.tensor is None:
+            continue
+        read_by = readers.get(record.id, [])
+        if not read_by or not all(made_by_backward(op) for op in read_by):
+            continue
+        base = getattr(record.tensor, "_base", None)
+        chain = getattr(record.tensor, "_view_chain", None)
+        if base is None:
+            name = name_of(record.tensor)
+        else:
+            name = name_of(base)
+            name = _view_name(name, chain) if name and chain else None
+        if name is None:  # computed by the backward from what takes no gradient: c, c₂, ...
+            name = "c" + gradient_letter(len(computed))[1:]
+            computed.add(record.id)
+        names[record.id] = name
+    return names, computed
+
+
+def _gradients(traced: TracedGraph, readers: dict, inputs_of: dict, computed: set) -> set[str]:
+    """The ids of the tensors (and of the ops, for their output edges) that hold gradients: the
+    results of a backward's ops that read a gradient, starting from what the backward pass
+    computed without a graph (the seed's share, `c`) or a leaf only its ops read (a
+    `grad_outputs` that requires grad). A backward's op that reads only forward values (a
+    fused op's backward computing its forward again) makes a value, not a gradient."""
+    seeds = set(computed)
+    for record in traced.tensors:
+        read_by = readers.get(record.id, [])
+        if record.op is None and record.requires_grad and read_by:
+            if all(made_by_backward(op) for op in read_by):
+                seeds.add(record.id)
+    gradients: set[str] = set()
+    for op in traced.ops:  # (inputs first)
+        sources = inputs_of.get(op.id, [])
+        if made_by_backward(op) and any(s in gradients or s in seeds for s in sources):
+            gradients.update((op.output.id, op.id))
+    return gradients
+
+
+def _view_name(base: str, chain: tuple) -> str | None:
+    """`Xᵀ` or `X[5]`: a view written from its base's name and the ops that lead there (None
+    for a view that cannot be written so)."""
+    text = base
+    for op, params in chain:
+        axes = tuple(params.get("axes") or ())
+        n = len(axes)
+        if op.__name__ == "Transpose" and n >= 2 and axes == (*range(n - 2), n - 1, n - 2):
+            text = f"{wrap(text)}ᵀ"
+        elif op.__name__ == "GetItem":
+            text = f"{wrap(text)}[{index_text(params.get('index'))}]"
+        else:
+            return None
+    return text
 
 
 def _attends(node) -> bool:
@@ -94,6 +195,10 @@ class Picture:
         self.legend: str | None = None  # the legend's label, once dot.py has drawn it
         # modules whose own ops attend (a softmax, the fused attention): see collapsed_path
         self.attending = {op.scope for op in traced.ops if op.scope and _attends(op.node)}
+        # names for a gradient's unnamed tensors (`names`), and which are values its backward
+        # computed without a graph (`computed`); what flows out of its ops (`gradients`)
+        self.names, self.computed = _shown_names(traced, self.readers)
+        self.gradients = _gradients(traced, self.readers, self.inputs_of, self.computed)
         self._assign_owners()
 
     # ------------------------------------------------------------------ collapse
@@ -159,8 +264,10 @@ class Picture:
         (reader,) = readers.values()
         if reader.scope != op.scope or self.owner.get(reader.id, "").startswith("m"):
             return None
-        if reader.node.inplace:
-            return None
+        if reader.node.inplace or reader.node.made_by != op.node.made_by:
+            return None  # (an op of the program and one of a backward: two nodes; see above)
+        if op.node.made_by and reader.node.name == op.node.name:
+            return None  # (a matmul read by a matmul: most likely two matmuls' backwards)
         return reader
 
     def _assign_tensor(self, record: TensorRecord, intermediates: bool) -> None:
@@ -210,49 +317,62 @@ class Picture:
         """The tensor an op node made (the result of its last op)."""
         return self.groups[node][-1].output
 
+    def carries_gradient(self, source: str) -> bool:
+        """Whether what flows out of `source` (a tensor's id, or an op's id for its output
+        edge) is a gradient: the result of a backward's op that reads one (`_gradients`)."""
+        return source in self.gradients
+
     # ------------------------------------------------------------------ edges
     def edges(self, colours: dict) -> list[tuple[str, str, dict]]:
         """(tail, head, attributes) for every edge drawn, forward ones before their twins.
-        `colours`: {"forward": ..., "backward": ..., "no_grad": ...}."""
+        `colours`: {"forward": ..., "backward": ..., "no_grad": ..., "gradient": ...}; a
+        "gradient" edge carries the result of a backward's op the way it flows (dashed when
+        the red twins of a backward pass are drawn too)."""
         options = self.options
         drawn: list[tuple[str, str, dict]] = []
-        merged: dict = {}  # (src, dst, colour) -> id of the one edge drawn for them
+        merged: dict = {}  # (src, dst, kind) -> id of the one edge drawn for them
         used: set[str] = set()
+        tags = {"forward": "f", "no_grad": "n", "gradient": "g", "backward": "b"}
         for index, edge in enumerate(self.traced.edges):
             src, dst = self.owner[edge.src], self.owner[edge.dst]
             if src is None or dst is None or src == dst:
                 continue
             merge = not options.all_ops or src != edge.src or dst != edge.dst
-            candidates = []
+            kinds = []
             if options.passes != "backward":
-                colour = colours["forward"] if edge.differentiable else colours["no_grad"]
-                candidates.append((colour, {"color": colour}))
+                if self.carries_gradient(edge.src):
+                    kinds.append("gradient")
+                else:
+                    kinds.append("forward" if edge.differentiable else "no_grad")
             if options.passes != "forward" and edge.differentiable:
-                candidates.append((colours["backward"], {"color": colours["backward"]}))
+                kinds.append("backward")
             source = self.tensors.get(edge.src)
-            if source is not None and source.kind in ("parameter", "input"):
-                # pulls each leaf next to its op (X beside the Q, K and V layers, in one column)
-                candidates = [(c, {**a, "weight": "4"}) for c, a in candidates]
-            for colour, attrs in candidates:
-                red = colour == colours["backward"]
+            for kind in kinds:
+                attrs = {"color": colours[kind]}
+                if source is not None and source.kind in ("parameter", "input"):
+                    # pulls each leaf next to its op (X beside the Q, K and V layers, in one column)
+                    attrs["weight"] = "4"
+                red = kind == "backward"
                 ids = self.backward_edge_ids if red else self.forward_edge_ids
-                key = (src, dst, colour)
-                if merge and key in merged:  # parallel edges: one per colour
+                key = (src, dst, kind)
+                if merge and key in merged:  # parallel edges: one per kind
                     ids[index] = merged[key]
                     continue
-                tag = "b" if red else ("f" if colour == colours["forward"] else "n")
-                edge_id = ids[index] = _edge_id(src, dst, tag, used)
+                edge_id = ids[index] = _edge_id(src, dst, tags[kind], used)
                 merged[key] = edge_id
                 if red:
-                    attrs = {**attrs, "dir": "back"}
+                    attrs["dir"] = "back"
+                elif kind == "gradient" and options.passes != "forward":
+                    attrs["style"] = "dashed"  # (beside the red twins that point back)
                 if options.element_ids:
-                    attrs = {**attrs, "id": edge_id}
+                    attrs["id"] = edge_id
                 drawn.append((src, dst, attrs))
         return drawn
 
 
 def _edge_id(src: str, dst: str, tag: str, used: set[str]) -> str:
-    """`t0-op0-b` (red), `-f` (green) or `-n` (blue); `x * x` gets `-2` on its second edge."""
+    """`t0-op0-b` (red, pointing back), `-f` (green), `-n` (blue) or `-g` (a gradient the way
+    it flows); `x * x` gets `-2` on its second edge."""
     base = f"{src}-{dst}-{tag}"
     edge_id, count = base, 1
     while edge_id in used:
@@ -280,207 +400,21 @@ def resolve_collapse(traced: TracedGraph, options, caller: str) -> Resolved:
         small = picture.node_count() <= options.max_nodes
         return small and (columns is None or picture.columns() <= columns)
 
-    if fits(Picture(traced, options, rule)):
+    first = Picture(traced, options, rule)
+    if fits(first):
         return rule
     deepest = max((path.count(".") + 1 for path in traced.scopes), default=0)
+    small = []  # (columns, candidate) of the pictures within max_nodes, deepest first
+    if first.node_count() <= options.max_nodes:
+        small.append((first.columns(), rule))
     for depth in range(deepest, 0, -1):
         candidate = Resolved((), depth, options.expand, auto=True)
-        if fits(Picture(traced, options, candidate)):
+        picture = Picture(traced, options, candidate)
+        if fits(picture):
             return candidate
+        if picture.node_count() <= options.max_nodes:
+            small.append((picture.columns(), candidate))
+    if small:  # too many columns at every depth: the least collapsed of the narrowest
+        fewest = min(columns for columns, _ in small)
+        return next(candidate for columns, candidate in small if columns == fewest)
     return Resolved((), 1, options.expand, auto=True)
-
-
-# ----------------------------------------------------------------------------- formulas
-def constant_text(value: float) -> str:
-    """`0.447 (1/√5)`: a constant, and the square root it is the inverse of, if it is one."""
-    if value > 0:
-        square = 1 / (value * value)
-        n = round(square)
-        if 2 <= n <= 4096 and abs(square - n) < 1e-3 * n:
-            return f"1/√{n}"
-    return f"{value:.4g}"
-
-
-def _name(record: TensorRecord) -> str:
-    if record.kind == "parameter" and record.name:
-        last = record.name.rpartition(".")[2]
-        return {"weight": "W", "bias": "b"}.get(last, last)
-    if record.kind == "constant" and record.tensor is not None:
-        return constant_text(float(np.asarray(record.tensor._data).reshape(-1)[0]))
-    return record.name or "x"
-
-
-def _wrap(text: str) -> str:
-    """Brackets around a sum or a quotient (not around a product `Q Kᵀ` or a call)."""
-    return f"({text})" if any(f" {sign} " in text for sign in "+−/×") else text
-
-
-def _slice_text(part: slice) -> str:
-    """`6:`, `:3`, `::2`, `1:5`, `:` - a slice as it was written."""
-    text = ("" if part.start is None else str(part.start)) + ":"
-    text += "" if part.stop is None else str(part.stop)
-    return text + ("" if part.step is None else f":{part.step}")
-
-
-def _index_text(index) -> str:
-    """An index as it was written (`5`, `:, 6:`, `..., None`); an array index as `[…]`."""
-    parts = index if isinstance(index, tuple) else (index,)
-    shown = []
-    for part in parts:
-        if isinstance(part, (int, np.integer)):
-            shown.append(str(int(part)))
-        elif isinstance(part, slice):
-            shown.append(_slice_text(part))
-        elif part is Ellipsis:
-            shown.append("...")
-        elif part is None:
-            shown.append("None")
-        else:  # an array of indices or a mask
-            shown.append("…")
-    return ", ".join(shown)
-
-
-def _view_text(chain: tuple) -> str:
-    """The view a write went through: `[1:]` for a slice, `view` for anything else."""
-    if len(chain) == 1 and chain[0][0].__name__ == "GetItem":
-        return f"[{_index_text(chain[0][1].get('index'))}]"
-    return "a view"
-
-
-def _op_phrase(op: OpRecord, args: list[str], same: bool) -> str:
-    node, name = op.node, op.node.name
-    a = args[0] if args else ""
-    b = args[1] if len(args) > 1 else ""
-    infix = {"Add": "+", "Sub": "−", "Div": "/"}
-    if name in infix and len(args) == 2:
-        if name == "Div" or infix[name] == "−":
-            return f"{a} {infix[name]} {_wrap(b)}"
-        return f"{a} {infix[name]} {b}"
-    if name == "Mul" and len(args) == 2:
-        if same:
-            return f"{_wrap(a)}²"
-        if b.startswith("1/√"):
-            return f"{_wrap(a)} / {b[2:]}"
-        return f"{_wrap(a)} × {_wrap(b)}"
-    if name == "MatMul" and len(args) == 2:
-        return f"{_wrap(a)} {_wrap(b)}"
-    if name in ("Linear",) and len(args) >= 2:
-        return f"{_wrap(a)} {args[1]}ᵀ" + (f" + {args[2]}" if len(args) > 2 else "")
-    if name == "Transpose":
-        axes = getattr(node, "axes", None)
-        if (
-            axes is not None
-            and len(axes) >= 2
-            and tuple(axes[-2:])
-            == (
-                len(axes) - 1,
-                len(axes) - 2,
-            )
-        ):
-            return f"{_wrap(a)}ᵀ"
-        return f"transpose({a})"
-    if name == "Neg":
-        return f"−{_wrap(a)}"
-    if name == "Pow" and len(args) == 2:
-        return f"{_wrap(a)}^{b}"
-    if name == "Sqrt":
-        return f"√{_wrap(a)}"
-    if name == "Abs":
-        return f"|{a}|"
-    if name == "GetItem":
-        return f"{_wrap(a)}[{_index_text(getattr(node, 'index', None))}]"
-    if name == "IndexPut" and len(args) == 2:
-        return f"{_wrap(a)} with [{_index_text(getattr(node, 'index', None))}] = {b}"
-    if name == "CopySlices" and len(args) == 2:
-        return f"{_wrap(a)} with {_view_text(getattr(node, 'chain', ()))} = {b}"
-    if name == "Copy" and len(args) == 2:
-        return f"{b} copied into {a}"
-    if name == "ScaledDotProductAttention":  # the op's own formula: the article's head
-        scale = getattr(node, "scale", None)
-        divided = (
-            f" / {constant_text(scale)[2:]}" if scale and constant_text(scale)[:2] == "1/" else ""
-        )
-        mask = " + mask" if len(args) > 3 else ""
-        return f"softmax(Q Kᵀ{divided}{mask}) V"
-    short = {
-        "Sigmoid": "σ",
-        "LayerNorm": "layer_norm",
-        "CrossEntropy": "cross_entropy",
-        "LogSoftmax": "log_softmax",
-        "MaskedFill": "masked_fill",
-    }
-    return f"{short.get(name, name.lower())}({', '.join(args)})"
-
-
-def is_plumbing(op: OpRecord) -> bool:
-    """An op that only rearranges (a reshape, a transpose of other axes than the last two): in
-    a node with a real step, it is counted, not written into the formula."""
-    name = op.node.name
-    if name == "Reshape":
-        return True
-    if name == "Transpose":
-        axes = tuple(getattr(op.node, "axes", None) or ())
-        n = len(axes)
-        return not (n >= 2 and axes[-2:] == (n - 1, n - 2) and axes[:-2] == tuple(range(n - 2)))
-    return False
-
-
-def plumbing_count(picture: Picture, node: str) -> int:
-    """How many ops of a node only rearrange its data around the node's real steps (0 when
-    the node is nothing but such ops)."""
-    ops = picture.groups[node]
-    plumbing = sum(is_plumbing(op) for op in ops)
-    return plumbing if plumbing < len(ops) else 0
-
-
-def _module_output(path: str) -> str:
-    """What a collapsed module made, in a formula: `out_proj`, or the whole path when its last
-    part is a number (`blocks.1`, not `1`)."""
-    last = path.rpartition(".")[2]
-    if not last.isdigit():
-        return last
-    return path if "." in path else f"module {path}"
-
-
-def phrase(picture: Picture, node: str) -> str:
-    """The formula an op node computes, from the names of what it reads: `X Wᵀ`,
-    `Q Kᵀ / √5`, `softmax(scores)`, `mean((output[5] − target)²)`, the fused attention as
-    `softmax(Q Kᵀ / √16) V`. Reshapes and transposes around a real step are left out of the
-    formula (`plumbing_count` says how many there are). Falls back to the ops' names
-    (`Mul → Add → Tanh`) when the formula would be long."""
-    ops = picture.groups[node]
-    skip = plumbing_count(picture, node) > 0
-    if len(ops) - (plumbing_count(picture, node) if skip else 0) > 12:
-        return _names(ops)
-    inside = {op.output.id: op for op in ops}
-    tensors = picture.tensors
-    texts: dict[str, str] = {}
-    letters: dict[str, str] = {}  # unnamed inputs from other nodes: a, b, c ...
-
-    def outside(source: str) -> str:
-        record = tensors[source]
-        if record.name or record.kind != "tensor":
-            return _name(record)
-        box = picture.owner.get(source, "")
-        if box in picture.boxes:
-            return _module_output(picture.boxes[box].path)  # what a collapsed module made
-        return letters.setdefault(source, "abcdefgh"[len(letters) % 8])
-
-    for op in ops:
-        sources = picture.inputs_of.get(op.id, [])
-        args = [texts[s] if s in inside else outside(s) for s in sources]
-        same = len(sources) == 2 and sources[0] == sources[1]
-        if skip and is_plumbing(op):
-            texts[op.output.id] = args[0]  # rearranged, the same values
-        else:
-            texts[op.output.id] = _op_phrase(op, args, same)
-    result = texts[ops[-1].output.id]
-    return result if len(result) <= _LONGEST_PHRASE else _names(ops)
-
-
-def _names(ops: list[OpRecord]) -> str:
-    """`Mean → Sub → … → Add  (8 ops)`: a node's ops, when their formula would be long."""
-    names = [op.node.name for op in ops]
-    if len(names) > 6:  # the first and last steps, and how many there are
-        names = [*names[:2], "…", *names[-2:]]
-    return " → ".join(names) + f"  ({len(ops)} ops)"

@@ -29,7 +29,8 @@ from typing import Any
 
 import graphviz
 
-from .dot import DrawOptions, fill_graph
+from .dot import fill_graph
+from .options import DrawOptions
 from .trace import trace
 
 ENV_VAR = "TINYGRAD_ATTN_DOT"

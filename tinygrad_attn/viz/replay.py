@@ -36,8 +36,10 @@ from ..debug import formula
 from ..engine import BackwardStep
 from ..tensor import Tensor
 from .axes import AxisLabels
-from .dot import DrawOptions, drawn_ids, fill_graph
+from .dot import drawn_ids, fill_graph
+from .formula import backward_source
 from .heatmap import makes_attention_weights
+from .options import DrawOptions
 from .render import GraphPicture, RendererNotFound, find_renderer, run_renderer
 from .trace import TracedGraph, trace
 
@@ -115,6 +117,7 @@ def _record_step(step: BackwardStep) -> _Recorded:
         "output": fmt.label(step.output),
         "forward": forward,
         "scope": node.scope or None,
+        "made_by": backward_source([node]),  # an op an earlier backward made (create_graph)
         "site": node.creation_site,
         "formula": formula(node),
         "grad_output": array_summary(step.grad_output),
@@ -272,7 +275,10 @@ def replay_backward(
             "replay_backward: passes='forward' draws no red edges, so there is nothing to "
             "replay; use passes='both' (the default) or 'backward'"
         )
-    options = dataclasses.replace(options, element_ids=True)
+    # the pass replayed is drawn as red twins, also over the ops of an earlier backward (a
+    # second-order quantity): the default draws them
+    passes = options.passes or "both"
+    options = dataclasses.replace(options, element_ids=True, passes=passes)
     renderer = find_renderer()  # before backward: a missing renderer must not eat the graph
     if renderer is None:
         raise RendererNotFound(

@@ -170,6 +170,8 @@
       const s = steps[k - 1];
       panel.append(h("h2", { id: "rp-op" }, `${s.op}.backward`));
       if (s.in_place) panel.append(h("div", { class: "rp-meta" }, `recorded in place: ${s.in_place}`));
+      if (s.made_by) panel.append(h("div", { class: "rp-meta rp-made-by" },
+          `an op of an earlier backward pass (create_graph=True): ${s.made_by}`));
       panel.append(h("div", { class: "rp-meta" }, `step ${s.index} (BackwardStep.index), node ${s.node}` +
           (s.scope ? `, in module ${s.scope}` : "") + (s.site ? `, created at ${s.site}` : "")),
         h("h3", {}, "formula"), h("pre", { id: "rp-formula" }, s.formula));
