@@ -108,8 +108,8 @@ def test_the_default_grouping_never_mixes_the_program_and_the_backward():
         made_by.setdefault(ids.nodes[op.id], set()).add(op.node.made_by)
     assert all(len(kinds) == 1 for kinds in made_by.values()), made_by
     dot = Dot(to_dot(gradient))
-    assert len(marked(dot)) == sum(None not in kinds for kinds in made_by.values()) == 12
-    softmax = dot.node_of("weights × sum(g)")  # Sum and Mul of softmax's backward: one node
+    assert len(marked(dot)) == sum(None not in kinds for kinds in made_by.values()) == 11
+    softmax = dot.node_of("g − (weights × sum(g))")  # Sum, Mul, Sub of softmax's backward
     assert "from the backward of softmax" in _label_lines(dot.nodes[softmax])
     assert dot.labelled("g × weights") and dot.labelled("g Vᵀ")
     # two matmuls' backwards (of Q Kᵀ and of X Wqᵀ) stay two nodes

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..function import Function
+from ..higher_order import graph_saved
 from ._util import float_input, normalize_axis
 
 
@@ -43,6 +44,12 @@ class Softmax(Function):
         grad_x = grad_out * y
         grad_x -= y * grad_x.sum(axis=ctx.axis, keepdims=True)
         return (grad_x,)
+
+    @staticmethod
+    def backward_graph(ctx, grad_out):
+        (y,) = graph_saved(ctx)  # the same formula as recorded ops (no in-place step to draw)
+        grad_x = grad_out * y
+        return (grad_x - y * grad_x.sum(dim=ctx.axis, keepdim=True),)
 
 
 class LogSoftmax(Function):
