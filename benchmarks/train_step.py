@@ -206,22 +206,35 @@ def build_ta_model(cfg, dtype, seed):
     return model
 
 
+def class_last_cross_entropy():
+    """F.cross_entropy for (B, T, V) logits: with `axis=-1` where it takes one (PyTorch's class
+    axis 1 is the default since issue 24), as it is in a checkout from before (classes last)."""
+    import functools
+    import inspect
+
+    import tinygrad_attn.functional as F
+
+    if "axis" in inspect.signature(F.cross_entropy).parameters:
+        return functools.partial(F.cross_entropy, axis=-1)
+    return F.cross_entropy
+
+
 class TaImpl:
     def __init__(self, cfg, dtype, seed, batches):
-        import tinygrad_attn.functional as F
         from tinygrad_attn import optim
 
         self.model = build_ta_model(cfg, dtype, seed)
         self.opt = optim.Adam(self.model.parameters(), lr=LR)
         self.batches = batches
-        model, opt, cross_entropy = self.model, self.opt, F.cross_entropy
+        self.cross_entropy = cross_entropy = class_last_cross_entropy()
+        model, opt = self.model, self.opt
         cycle = itertools.cycle(batches)
 
         def step():
             ids, targets = next(cycle)
             opt.zero_grad()
             logits = model(ids)  # (B, T, V)
-            loss = cross_entropy(logits, targets, axis=-1)  # class axis last
+            loss = cross_entropy(logits, targets)  # class axis last
             loss.backward()
             opt.step()
             return loss
@@ -235,7 +248,7 @@ class TaImpl:
             f1, t1 = faults(), clock()
             logits = model(ids)
             f2, t2 = faults(), clock()
-            loss = cross_entropy(logits, targets, axis=-1)  # class axis last
+            loss = cross_entropy(logits, targets)  # class axis last
             f3, t3 = faults(), clock()
             loss.backward()
             f4, t4 = faults(), clock()
@@ -254,10 +267,8 @@ class TaImpl:
         return {n: p.numpy() for n, p in self.model.named_parameters()}
 
     def loss_and_grads(self, batch):
-        import tinygrad_attn.functional as F
-
         self.opt.zero_grad()
-        loss = F.cross_entropy(self.model(batch[0]), batch[1], axis=-1)
+        loss = self.cross_entropy(self.model(batch[0]), batch[1])
         loss.backward()
         grads = {
             n: None if p.grad is None else np.array(p.grad)
@@ -270,21 +281,18 @@ class TaImpl:
 
     def loss(self, batch):
         import tinygrad_attn as ta
-        import tinygrad_attn.functional as F
 
         with ta.no_grad():
-            return float(F.cross_entropy(self.model(batch[0]), batch[1], axis=-1).item())
+            return float(self.cross_entropy(self.model(batch[0]), batch[1]).item())
 
     def graph_nodes(self, batch):
         """Op histogram of the graph one step records (then released by backward)."""
-        import tinygrad_attn.functional as F
-
         try:
             from tinygrad_attn.engine import graph_order  # internal: may move
         except ImportError:
             return {}
         self.opt.zero_grad()
-        loss = F.cross_entropy(self.model(batch[0]), batch[1], axis=-1)
+        loss = self.cross_entropy(self.model(batch[0]), batch[1])
         counts = {}
         for node in graph_order([loss.grad_fn]):
             counts[node.name] = counts.get(node.name, 0) + 1
