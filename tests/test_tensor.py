@@ -175,3 +175,15 @@ def test_constructors_and_seed():
     assert s.shape == (2, 1)
     w = ta.where(Tensor([True, False]), Tensor([1.0, 2.0]), 0.0)
     np.testing.assert_array_equal(w.numpy(), [1.0, 0.0])
+
+
+def test_roll_by_a_shift_beyond_the_dims_size_and_beyond_int64():
+    """A shift is taken modulo the size (forward and backward, 2**40 as PyTorch); one that does
+    not fit in int64 is PyTorch's ValueError, with the fix, not a crash inside."""
+    x = ta.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x.roll(2**40)  # 2**40 % 3 == 1
+    assert y.tolist() == [3.0, 1.0, 2.0]
+    (y * ta.tensor([1.0, 2.0, 3.0])).sum().backward()
+    assert x.grad.tolist() == [2.0, 3.0, 1.0]
+    with pytest.raises(ValueError, match="does not fit in int64"):
+        x.roll(2**65)

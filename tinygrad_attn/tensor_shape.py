@@ -258,6 +258,15 @@ class ShapeMethods:
 
     def roll(self, shifts: Any, dims: Any = None) -> Any:
         """Shift elements cyclically along `dims` (the flattened tensor without)."""
+        for shift in shifts if isinstance(shifts, (tuple, list)) else (shifts,):
+            if isinstance(shift, bool) or not isinstance(shift, (int, np.integer)):
+                raise TypeError(f"roll(): shifts must be ints, got {shift!r}")
+            if not -(2**63) <= int(shift) < 2**63:
+                raise ValueError(
+                    f"roll(): the shift {shift} does not fit in int64 (PyTorch: 'Overflow when "
+                    "unpacking long long'); a shift is taken modulo the dim's size, so pass "
+                    "shift % size"
+                )
         if dims is not None:
             listed = dims if isinstance(dims, (tuple, list)) else (dims,)
             for d in listed:
