@@ -304,3 +304,44 @@ def test_pytorchs_multihead_attention_gives_pytorchs_numbers():
     )
     assert "embed_dim=4, num_heads=2, batch_first=True" in repr(layer)
     assert "(out_proj): Linear(in_features=4, out_features=4, bias=True)" in repr(layer)
+
+
+def test_scatter_scatter_add_and_their_in_place_forms_as_pytorch():
+    """Values and gradients as torch 2.13 gives them (float64), repeated indices included."""
+    x = ta.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=ta.float64, requires_grad=True)
+    src = ta.tensor([[10.0, 20.0, 30.0], [40.0, 50.0, 60.0]], dtype=ta.float64, requires_grad=True)
+    w = ta.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=ta.float64)
+    y = x.scatter(1, ta.tensor([[2, 0, 1], [1, 2, 0]]), src)
+    (y * w).sum().backward()
+    assert y.tolist() == [[20.0, 30.0, 10.0], [60.0, 40.0, 50.0]]
+    assert x.grad.tolist() == [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
+    assert src.grad.tolist() == [[3.0, 1.0, 2.0], [5.0, 6.0, 4.0]]
+    x.grad = src.grad = None
+    z = x.scatter_add(0, ta.tensor([[1, 0, 1], [1, 1, 0]]), src)
+    (z * w).sum().backward()
+    assert z.tolist() == [[1.0, 22.0, 63.0], [54.0, 55.0, 36.0]]
+    assert x.grad.tolist() == [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
+    assert src.grad.tolist() == [[4.0, 2.0, 6.0], [4.0, 5.0, 3.0]]
+    index = ta.tensor([[2, 0, 1], [1, 1, 0]])
+    assert ta.zeros(2, 3).scatter(1, index, 7.0).tolist() == [[7.0] * 3, [7.0, 7.0, 0.0]]
+    h = ta.zeros(2, 3, dtype=ta.float64)
+    assert h.scatter_(1, index, src) is h
+    assert h.tolist() == [[20.0, 30.0, 10.0], [60.0, 50.0, 0.0]]
+    x.grad = None
+    a = x * 1
+    a.scatter_add_(1, index, src)
+    a.sum().backward()
+    assert a.tolist() == [[21.0, 32.0, 13.0], [64.0, 95.0, 6.0]]
+    assert x.grad.tolist() == [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]
+
+
+def test_scatter_errors_name_the_problem():
+    x = ta.zeros(2, 3)
+    with pytest.raises(RuntimeError, match="self.dtype to be equal to src.dtype"):
+        x.scatter(1, ta.tensor([[0, 1]]), ta.ones(1, 2, dtype=ta.float64))
+    with pytest.raises(IndexError, match="(?i)dimension out of range"):
+        x.scatter(5, ta.tensor([[0]]), ta.ones(1, 1))
+    with pytest.raises(IndexError, match="index 3 is out of bounds for dim 1 with size 3"):
+        x.scatter(1, ta.tensor([[3]]), ta.ones(1, 1))
+    with pytest.raises(TypeError, match="integer tensor"):
+        x.scatter(1, ta.tensor([[0.5]]), ta.ones(1, 1))

@@ -213,6 +213,40 @@ class ReduceMethods:
         _check_index(self, "gather", axis, index)
         return _take(self, axis, index)
 
+    def scatter(self, dim: int, index: Any, src: Any = None, *, value: Any = None,
+                reduce: str | None = None) -> Any:  # fmt: skip
+        """A copy of self with out[... index[i][j] ...] = src[i][j] along `dim` (PyTorch's
+        scatter): `src` a tensor (its leading part, index's shape) or a number (`value=`);
+        `reduce="add"` adds instead (scatter_add). The gradient: self's, 0 where written; src's,
+        the output's gradient gathered at `index`."""
+        if reduce not in (None, "add"):
+            raise NotImplementedError(
+                f"scatter(reduce={reduce!r}): only reduce='add' (scatter_add) is supported; "
+                "for products use torch.scatter_reduce's meaning with a loop, or logs and add"
+            )
+        where, values = _scatter_args(self, "scatter", dim, index, value if src is None else src)
+        if reduce == "add":
+            return self + ops.IndexAdd.apply(values, index=where, shape=self.shape)
+        return ops.IndexPut.apply(self, values, index=where)
+
+    def scatter_add(self, dim: int, index: Any, src: Any) -> Any:
+        """A copy of self with src[i][j] added at out[... index[i][j] ...] along `dim`
+        (repeated indices add up), as PyTorch's scatter_add."""
+        return self.scatter(dim, index, src, reduce="add")
+
+    def scatter_(self, dim: int, index: Any, src: Any = None, *, value: Any = None,
+                 reduce: str | None = None) -> Any:  # fmt: skip
+        """`scatter` written into self (recorded in the graph when it takes a gradient)."""
+        from .inplace import modify
+
+        other = src if isinstance(src, TensorMethods) else None
+        scattered = lambda t: t.scatter(dim, index, src, value=value, reduce=reduce)  # noqa: E731
+        return modify(self, "scatter_", scattered, other)
+
+    def scatter_add_(self, dim: int, index: Any, src: Any) -> Any:
+        """`scatter_add` written into self."""
+        return self.scatter_(dim, index, src, reduce="add")
+
     def logsumexp(self, dim: Any, keepdim: bool = False) -> Any:
         """log(sum(exp(x))) over `dim`, without overflow (F.logsumexp); gradient: softmax."""
         from .functional import logsumexp  # (it imports this module: read when called)
@@ -327,6 +361,37 @@ def _take(tensor: Any, axis: int, index: np.ndarray) -> Any:
     grid = list(np.ogrid[tuple(slice(n) for n in index.shape)])
     grid[axis] = index
     return tensor[tuple(grid)]
+
+
+def _scatter_args(tensor: Any, op: str, dim: int, index: Any, src: Any) -> tuple:
+    """(the index tuple that names each written element, the values as a tensor of index's
+    shape) for scatter, with PyTorch's checks."""
+    from .creation import tensor as as_tensor
+
+    index = np.asarray(index._data if isinstance(index, TensorMethods) else index)
+    axis = check_dim(op, dim, tensor._data.ndim)
+    _check_index(tensor, op, axis, index)
+    if src is None:
+        raise TypeError(f"{op}(): give the values: a src tensor, or a number (value=...)")
+    if isinstance(src, TensorMethods):
+        if src.dtype != tensor.dtype:
+            raise DTypeError(
+                f"{op}(): expected self.dtype to be equal to src.dtype, got {tensor.dtype} and "
+                f"{src.dtype}; convert one first (src.to(self.dtype))"
+            )
+        if src.ndim != index.ndim or any(n > m for n, m in zip(index.shape, src.shape)):
+            raise ShapeError(
+                f"{op}(): index {index.shape} must have src's number of dims and be no larger "
+                f"than src {tuple(src.shape)} along any dim"
+            )
+        values = src[tuple(slice(n) for n in index.shape)] if src.ndim else src * 1
+    else:
+        values = as_tensor(np.full(index.shape, src, dtype=tensor.dtype))
+    if tensor._data.ndim == 0:
+        return (), values.reshape(())
+    grid = list(np.ogrid[tuple(slice(n) for n in index.shape)])
+    grid[axis] = index
+    return tuple(grid), values
 
 
 def _check_index(tensor: Any, op: str, axis: int, index: np.ndarray) -> None:

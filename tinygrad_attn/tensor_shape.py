@@ -258,7 +258,8 @@ class ShapeMethods:
 
     def roll(self, shifts: Any, dims: Any = None) -> Any:
         """Shift elements cyclically along `dims` (the flattened tensor without)."""
-        for shift in shifts if isinstance(shifts, (tuple, list)) else (shifts,):
+        listed = shifts.tolist() if isinstance(shifts, np.ndarray) else shifts
+        for shift in listed if isinstance(listed, (tuple, list)) else (listed,):
             if isinstance(shift, bool) or not isinstance(shift, (int, np.integer)):
                 raise TypeError(f"roll(): shifts must be ints, got {shift!r}")
             if not -(2**63) <= int(shift) < 2**63:

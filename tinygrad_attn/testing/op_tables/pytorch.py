@@ -495,6 +495,31 @@ def _np_gather(x: np.ndarray) -> np.ndarray:
     return np.take_along_axis(x, np.array([[0, 2, 2], [1, 0, 1]]), axis=1)
 
 
+_SCATTER_INDEX = np.array([[2, 0], [1, 1]])  # (2, 2) into a (2, 3) tensor: row 1 repeats 1
+
+
+def _scatter(x: Tensor) -> Tensor:
+    return x.scatter(1, _SCATTER_INDEX[:, :1], x[:, 1:] * 3)  # self and src from one tensor
+
+
+def _np_scatter(x: np.ndarray) -> np.ndarray:
+    out = x.copy()
+    np.put_along_axis(out, _SCATTER_INDEX[:, :1], x[:, 1:2] * 3, axis=1)
+    return out
+
+
+def _scatter_add(x: Tensor) -> Tensor:
+    return x.scatter_add(1, _SCATTER_INDEX, x[:, :2] * x[:, 1:])  # repeats add up
+
+
+def _np_scatter_add(x: np.ndarray) -> np.ndarray:
+    out = x.copy()
+    for i, row in enumerate(_SCATTER_INDEX):
+        for j, k in enumerate(row):
+            out[i, k] += x[i, j] * x[i, j + 1]
+    return out
+
+
 def _moveaxis(x: Tensor) -> Tensor:
     return x.moveaxis(0, -1)
 
@@ -528,6 +553,8 @@ for name, fn, reference, shape, domain in (
     ("chunk", _chunk_last, lambda x: x[:, 4:], (2, 5), REAL),
     ("triu", _triu, lambda x: np.triu(x, 1), (3, 4), REAL),
     ("gather", _gather, _np_gather, (2, 3), REAL),
+    ("scatter", _scatter, _np_scatter, (2, 3), REAL),
+    ("scatter_add", _scatter_add, _np_scatter_add, (2, 3), REAL),
     ("moveaxis", _moveaxis, lambda x: np.moveaxis(x, 0, -1), (2, 3, 4), REAL),
     ("unbind", _unbind_first, lambda x: x[:, 0], (2, 3, 4), REAL),
     ("amax", _amax, lambda x: x.max(axis=1), (2, 3, 4), DISTINCT),
