@@ -621,6 +621,38 @@ def test_no_renderer_writes_the_dot_file_and_says_how_to_get_one(isolated, rng):
     assert not target.exists()
 
 
+@pytest.mark.skipif(os.name == "nt", reason="shebang scripts")
+def test_digraph_render_uses_our_renderer(isolated, monkeypatch, rng):
+    """torchviz's idiom, `make_dot(loss).render("graph", format="png")`, on our picture: the
+    graphviz package alone would look only for a program called `dot`."""
+    log = isolated / "log.txt"
+    monkeypatch.setenv(ENV_VAR, str(_fake_renderer(isolated / "bin", "graphviz-pure", log)))
+    monkeypatch.chdir(isolated)
+    _, _, loss = attention_head(rng)
+    picture = draw_graph(loss)
+    written = picture.render("graph", format="svg")
+    assert written == "graph.svg" and (isolated / "graph.svg").read_text() == "<svg>fake</svg>"
+    assert (isolated / "graph").read_text() == picture.source  # graphviz keeps the DOT text
+    args, source = log.read_text().split("\n", 1)
+    assert args == "-Kdot -Tsvg" and source == picture.source
+    written = picture.render(outfile=isolated / "pictures" / "head.svg", cleanup=True)
+    assert (isolated / "pictures" / "head.svg").read_text() == "<svg>fake</svg>"
+    assert written == str(isolated / "pictures" / "head.svg")
+    assert not (isolated / "pictures" / "head.gv").exists()  # cleanup removed the DOT file
+    with pytest.raises(graphviz.FileExistsError):
+        picture.render("graph", format="svg", raise_if_result_exists=True)
+
+
+def test_digraph_render_without_a_renderer_keeps_the_dot_file(isolated, monkeypatch, rng):
+    monkeypatch.chdir(isolated)
+    _, _, loss = attention_head(rng)
+    picture = draw_graph(loss)
+    with pytest.raises(RendererNotFound, match="pip install graphviz-pure"):
+        picture.render("graph", format="png")
+    assert (isolated / "graph").read_text() == picture.source
+    assert not (isolated / "graph.png").exists()
+
+
 def test_inline_display_without_a_renderer_shows_how_to_get_one(isolated, rng):
     _, _, loss = attention_head(rng)
     bundle = draw_graph(loss)._repr_mimebundle_()

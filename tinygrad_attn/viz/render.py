@@ -156,6 +156,23 @@ class GraphPicture(graphviz.Digraph):
         data = run_renderer(self.source, fmt)
         return data.decode(encoding) if encoding else data
 
+    def _render(  # type: ignore[override]
+        self, engine: str, format: str | None, filepath: Any = None, **kwargs: Any
+    ) -> str:
+        """What graphviz's `render()` and `view()` call once the DOT file is saved: draw plain
+        svg/png with our renderer (so `draw_graph(loss).render("graph", format="png")`, the
+        torchviz idiom, works without a `dot` program); anything fancier goes to graphviz's."""
+        fancy = kwargs.get("renderer") or kwargs.get("formatter") or kwargs.get("neato_no_op")
+        if fancy or engine != "dot" or format not in ("svg", "png") or filepath is None:
+            return graphviz.backend.render(engine, format, filepath, **kwargs)
+        source = Path(filepath)
+        outfile = kwargs.get("outfile")
+        target = Path(outfile) if outfile is not None else Path(f"{source}.{format}")
+        if kwargs.get("raise_if_result_exists") and target.exists():
+            raise graphviz.FileExistsError(f"output file exists: {os.fspath(target)!r}")
+        target.write_bytes(run_renderer(source.read_text(encoding="utf-8"), format))
+        return os.fspath(target)
+
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **_: Any) -> dict:
         try:
             svg = self._repr_svg_()
