@@ -16,7 +16,13 @@ from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
 CHROMIUM = "/usr/bin/chromium"
-GRAPHS = ("attention_graph", "transformer_stack", "transformer_attention", "backward_as_ops")
+GRAPHS = (
+    "attention_graph",
+    "transformer_stack",
+    "transformer_attention",
+    "backward_as_ops",
+    "model_gradient",
+)
 
 
 def shoot(url: str, out: Path, width: int, height: int) -> None:

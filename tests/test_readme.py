@@ -268,6 +268,14 @@ def test_the_graph_numbers_the_readme_states_are_the_codes():
         Dot(to_dot(loss24, all_ops=True, max_nodes=None)).nodes
     )
     assert int(big.group(2)) == len(Dot(to_dot(loss24, model=model24)).nodes)
+    from tinygrad_attn.examples import model_gradient_picture
+
+    gradient, options = model_gradient_picture()
+    drawn = to_dot(gradient, **options)
+    stated = re.search(r'\("its backward: (\d+) ops"\)', text).group(1)
+    block = re.search(r"block · TransformerBlock</b>.*?its backward: (\d+) ops<", drawn)
+    assert block.group(1) == stated, "the block's backward box says otherwise"
+    assert re.search(rf"the backward of head, of block \({stated} ops\)", text)
     head = trained_head()
     seen = head_attention(head, SENTENCES[0])
     earth = seen.weights[seen.tokens.index("orange"), seen.tokens.index("earth")]
@@ -408,7 +416,8 @@ def test_the_char_gpt_script_reaches_the_val_loss_the_readme_states(tmp_path):
 
 
 def test_the_graph_pictures_in_docs_are_what_the_code_draws_now(tmp_path):
-    """docs/attention_graph.*, transformer_stack.*, transformer_attention.* and backward_as_ops.*
+    """docs/attention_graph.*, transformer_stack.*, transformer_attention.*, backward_as_ops.* and
+    model_gradient.*
     drawn afresh carry
     the same words and
     numbers (every <text> of the SVG), and each PNG has its SVG's proportions: a change to the
@@ -428,6 +437,7 @@ def test_the_graph_pictures_in_docs_are_what_the_code_draws_now(tmp_path):
         "transformer_stack",
         "transformer_attention",
         "backward_as_ops",
+        "model_gradient",
     ):
         committed = Geometry((docs / f"{stem}.svg").read_text(encoding="utf-8"))
         fresh = Geometry((tmp_path / f"{stem}.svg").read_text(encoding="utf-8"))

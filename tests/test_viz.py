@@ -720,6 +720,8 @@ def test_examples_render(tmp_path):
         "attention_graph.svg",
         "backward_as_ops.png",
         "backward_as_ops.svg",
+        "model_gradient.png",
+        "model_gradient.svg",
         "transformer_attention.png",
         "transformer_attention.svg",
         "transformer_stack.png",

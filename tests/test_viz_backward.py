@@ -159,6 +159,89 @@ def test_an_op_computed_from_a_gradient_is_an_ordinary_op():
     assert "backward starts here" in dot.graph["label"]  # hv's own backward would start here
 
 
+def block_gradient():
+    """x.grad of a transformer block's sum of squares, with create_graph=True."""
+    ta.manual_seed(0)
+    block = ta.nn.TransformerBlock(8, 2)
+    x = ta.randn(1, 4, 8, requires_grad=True)
+    x.name = "x"
+    (block(x) ** 2).sum().backward(create_graph=True)
+    return block, x.grad
+
+
+def test_a_modules_backward_ops_keep_its_path():
+    _, gradient = block_gradient()
+    graph = trace(gradient)
+    forward = {op.node.scope for op in graph.ops if op.node.made_by is None}
+    made = [op for op in graph.ops if op.node.made_by is not None]
+    assert {op.node.scope for op in made} == (forward - {""}) | {None}  # pow's is in no module
+    fused = [op for op in made if op.node.made_by == "ScaledDotProductAttention.backward"]
+    assert fused and {op.node.scope for op in fused} == {"attn"}
+
+
+def test_a_backward_run_inside_a_module_files_its_ops_under_the_ops_modules():
+    """The module that calls backward is not the one whose ops are differentiated."""
+
+    class GradientOf(ta.nn.Module):  # d(sum(layer(x)²))/dx, computed inside forward
+        def __init__(self):
+            super().__init__()
+            self.layer = ta.nn.Linear(3, 3)
+
+        def forward(self, x):
+            y = (self.layer(x) ** 2).sum()
+            return ta.autograd.grad(y, x, create_graph=True)[0]
+
+    model = ta.nn.Sequential(GradientOf())
+    x = ta.randn(2, 3, requires_grad=True)
+    graph = trace(model(x))
+    made = {op.node.made_by: op.node.scope for op in graph.ops if op.node.made_by}
+    assert made["Linear.backward"] == "0.layer"  # the Linear's, though "0" was running
+    assert made["Pow.backward"] == "0"
+
+
+def test_a_collapsed_modules_backward_is_a_red_box_of_its_own():
+    block, gradient = block_gradient()
+    dot = Dot(to_dot(gradient))  # 100 nodes with every op: collapsed to fit max_nodes
+    assert len(dot.nodes) <= DrawOptions().max_nodes + 1  # (+ the legend)
+    backward_boxes = {n for n in marked(dot) if "its backward" in str(dot.nodes[n]["label"])}
+    headers = {_label_lines(dot.nodes[n])[0] for n in backward_boxes}
+    assert headers == {
+        "ln1 · LayerNorm",
+        "attn · MultiHeadAttention",
+        "ln2 · LayerNorm",
+        "mlp · Sequential",
+    }
+    for node in backward_boxes:
+        assert dot.nodes[node]["shape"] == "box3d" and dot.nodes[node]["_clusters"] == []
+        ops = _label_lines(dot.nodes[node])[1]
+        assert re.fullmatch(r"its backward: \d+ ops", ops)
+    # the module's forward box counts its forward ops only: as in the forward graph's picture
+    out = block(ta.randn(1, 4, 8))
+    forward_boxes = Dot(to_dot(out, collapse_depth=1))
+    for header in headers:
+        (mine,) = dot.labelled(header) and [
+            n for n in dot.labelled(header) if n not in backward_boxes
+        ]
+        (theirs,) = forward_boxes.labelled(header)
+        assert _label_lines(dot.nodes[mine])[1] == _label_lines(forward_boxes.nodes[theirs])[1]
+    into_attn_backward = [
+        a["color"]
+        for t, h, a in dot.edges
+        if h in backward_boxes and "attn" in _label_lines(dot.nodes[h])[0]
+    ]
+    assert RED in into_attn_backward and GREEN in into_attn_backward
+
+
+def test_expanding_a_module_opens_its_backward_too():
+    _, gradient = block_gradient()
+    dot = Dot(to_dot(gradient, collapse_depth=1, expand=("attn",)))
+    labels = [" ".join(_label_lines(a)) for a in dot.nodes.values()]
+    assert not dot.labelled("attn · MultiHeadAttention")  # open: neither pass is a box
+    assert dot.labelled("from the backward of the fused attention")
+    assert any(re.fullmatch(r"attn.q_proj · Linear its backward: \d ops", t) for t in labels)
+    assert any("ln1 · LayerNorm its backward" in text for text in labels)
+
+
 # ------------------------------------------------------------------ the replay page
 def page_data(path) -> dict:
     text = path.read_text(encoding="utf-8")

@@ -189,7 +189,7 @@ def watched_backward(node: Function, grad_out: Any, run: Pass) -> tuple:
     for callback in observers.before_backward:
         callback(node, _array(grad_out))
     if run.create_graph:  # (the gradient's ops are recorded: a graph of their own)
-        with enable_grad(), observers.making(f"{node.name}.backward"):
+        with enable_grad(), observers.making(f"{node.name}.backward", node.scope):
             grad_inputs = check_arity(node, node.backward_graph(node, grad_out))
     elif node.tensor_backward:  # (a user's backward written with Tensor ops)
         grad_inputs = check_arity(node, run_tensor_backward(node, grad_out))
@@ -198,7 +198,7 @@ def watched_backward(node: Function, grad_out: Any, run: Pass) -> tuple:
     for callback in observers.on_backward:
         callback(node, _array(grad_out), tuple(map(_array, grad_inputs)))
     if run.create_graph:
-        with enable_grad(), observers.making("accumulate"):
+        with enable_grad(), observers.making("accumulate", node.scope):
             return grad_out, accumulate(node, grad_inputs, run)
     return grad_out, accumulate(node, grad_inputs, run)
 

@@ -185,14 +185,17 @@ class GraphObservers(threading.local):
         self.update()
 
     @contextlib.contextmanager
-    def making(self, what: str) -> Iterator[None]:
-        """Mark the nodes made inside the block as made by `what` (`node.made_by`)."""
+    def making(self, what: str, scope: str | None = None) -> Iterator[None]:
+        """Mark the nodes made inside the block as made by `what` (`node.made_by`), in the
+        module `scope` (the forward op's, so a picture can collapse a module's backward ops
+        into one box), whatever module is being called around the backward pass."""
         previous, self.made_by = self.made_by, what
+        outer, self.scope = self.scope, [scope] if scope else []
         self.active = True
         try:
             yield
         finally:
-            self.made_by = previous
+            self.made_by, self.scope = previous, outer
             self.update()
 
     def update(self) -> None:

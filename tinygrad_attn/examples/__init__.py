@@ -44,6 +44,7 @@ from .demo import run
 from .pictures import (
     TinyLanguageModel,
     backward_as_ops_picture,
+    model_gradient_picture,
     render_examples,
     replay_example,
     trained_head,
@@ -72,6 +73,7 @@ __all__ = [
     "embed",
     "format_table",
     "head_attention",
+    "model_gradient_picture",
     "new_head",
     "render_examples",
     "replay_example",

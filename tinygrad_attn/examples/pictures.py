@@ -7,6 +7,8 @@ small transformer models drawn collapsed and expanded, and the replayed backward
   recorded by `backward(create_graph=True)`: the backward pass drawn as ops;
 - `transformer_block_loss` / `transformer_stack_step`: small transformer models for the
   collapsed pictures and the replay;
+- `model_gradient_picture`: the embedding's gradient of a small model around a transformer
+  block, recorded the same way: each module's backward one red-bordered box;
 - `render_examples`: `python -m tinygrad_attn graph`; `replay_example`: `... replay`.
 
 Every file goes into the folder given (`--out`), named after what it shows.
@@ -121,6 +123,17 @@ def transformer_block_step(seed: int = 0) -> tuple[Tensor, nn.Module]:
     return loss, model
 
 
+def model_gradient_picture(seed: int = 0):
+    """`transformer_block_loss` run backward with `create_graph=True`: `embed.weight.grad` is a
+    tensor whose graph holds every module's forward and backward ops. Drawn collapsed, each
+    module is two boxes, its forward and (red-bordered) its backward. Returns
+    `(gradient, options)`."""
+    loss, model = transformer_block_loss(seed)
+    loss.backward(create_graph=True)
+    title = "embed.weight.grad of a small model around a transformer block (create_graph=True)"
+    return model.embed.weight.grad, {"model": model, "title": title, "direction": "TB"}
+
+
 def transformer_stack_step(blocks: int = 2, embed_dim: int = 32, seed: int = 0):
     """A stack of `blocks` TransformerBlocks (E=`embed_dim`, 2 heads) on random input, summed
     and backpropagated. Returns `(loss, model)`."""
@@ -138,12 +151,14 @@ def render_examples(out_dir: str | Path) -> list[Path]:
     """Draw the README's pictures into `out_dir` as .svg and .png; return the files written:
     the trained head (one training step, with its numbers), a two-block transformer stack
     (collapsed by default), the same stack with its first block's attention expanded, and the
-    trained head's `query.weight.grad` drawn as the ops of its backward pass.
+    trained head's `query.weight.grad` drawn as the ops of its backward pass, and a small
+    model's embedding gradient with each module's backward collapsed into a box.
     Raises RendererNotFound without a Graphviz renderer."""
     out_dir = Path(out_dir)
     head_loss, head_options = training_step_picture()
     gradient, gradient_options = backward_as_ops_picture()  # (a head of its own: its .grad)
     stack_loss, stack = transformer_stack_step()
+    model_gradient, model_gradient_options = model_gradient_picture()
     pictures = [
         ("attention_graph", head_loss, head_options),
         (
@@ -157,6 +172,7 @@ def render_examples(out_dir: str | Path) -> list[Path]:
             {"model": stack, "expand": "0.attn", "title": 'the same, with expand="0.attn"'},
         ),
         ("backward_as_ops", gradient, gradient_options),
+        ("model_gradient", model_gradient, model_gradient_options),
     ]
     written = []
     for stem, loss, options in pictures:

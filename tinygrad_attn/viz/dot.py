@@ -270,7 +270,10 @@ class _Drawer:
     def module_label(self, box) -> str:
         kind = self.module_types.get(box.path)
         rows = [_row(f"{box.path} · {kind}" if kind else box.path, _HEADER, None, bold=True)]
-        rows.append(_row(_count(box.ops, "op"), _SMALL, _GREY))
+        if box.backward:  # the ops its backward pass made (a gradient's graph)
+            rows.append(_row(f"its backward: {_count(box.ops, 'op')}", _SMALL, _GREY))
+        else:
+            rows.append(_row(_count(box.ops, "op"), _SMALL, _GREY))
         if box.params:
             held = f"{_count(box.params, 'parameter')}, {box.elements:,} values"
             rows.append(_row(held, _SMALL, _GREY))
@@ -550,13 +553,15 @@ def fill_graph(
                 record.id, label=drawer.tensor_label(record), **drawer.tensor_style(record)
             )
     for box in picture.modules.values():
+        style = dict(shape="box3d", style="filled", fillcolor=_FILL["module"])
+        if box.backward:  # red-bordered, as each op of a backward pass is
+            style.update(fillcolor=_FILL["backward op"], color=RED, penwidth="2")
+            drawer.drawn.add("backward op")
         body_for(picture.scope_of[box.id]).node(
             box.id,
             label=drawer.module_label(box),
-            shape="box3d",
-            style="filled",
-            fillcolor=_FILL["module"],
-            tooltip=f"module {box.path} (collapsed)",
+            tooltip=f"module {box.path}{' backward' if box.backward else ''} (collapsed)",
+            **style,
         )
 
     # Nest the clusters, innermost first, so each is complete when copied into its parent.

@@ -20,7 +20,9 @@ pass made (`node.made_by`, e.g. "Softmax.backward"). Such an op is never drawn i
 as an op of the program, nor as an op of another op's backward (formula.py's `backward_source`
 says whose backward made a node), and what flows out of it is a gradient when it reads one
 (`Picture.carries_gradient`; a fused op's backward that computes its forward again makes
-values). A picture holding such ops draws the forward pass only unless asked
+values). Those ops keep the module of the op they differentiate (`node.scope`), so a collapsed
+module is two boxes, its forward ops and its backward's (`ModuleBox.backward`, drawn outside
+the module's cluster). A picture holding such ops draws the forward pass only unless asked
 (`resolve_passes`): the backward's own arrows are then its ops' edges, and red twins pointing
 back would mean nothing.
 
@@ -43,6 +45,7 @@ class ModuleBox:
 
     id: str
     path: str
+    backward: bool = False  # the ops a backward pass made for the module's ops (create_graph)
     ops: int = 0
     params: int = 0
     elements: int = 0
@@ -176,7 +179,7 @@ class Picture:
         self.options = options
         self.collapse = collapse or Resolved(options.collapse, options.collapse_depth)
         self.owner: dict[str, str | None] = {}  # record id -> drawn node id (None: not drawn)
-        self.modules: dict[str, ModuleBox] = {}  # collapsed path -> box
+        self.modules: dict[tuple[str, bool], ModuleBox] = {}  # (path, backward?) -> box
         self.boxes: dict[str, ModuleBox] = {}  # box id -> box
         self.scope_of: dict[str, str | None] = {}  # drawn node id -> cluster path
         self.groups: dict[str, list[OpRecord]] = {}  # drawn op node -> its ops, program order
@@ -222,13 +225,15 @@ class Picture:
                 return path
         return None
 
-    def _module_box(self, path: str) -> str:
-        box = self.modules.get(path)
+    def _module_box(self, path: str, backward: bool = False) -> ModuleBox:
+        """The box of collapsed module `path`: its forward ops, or (`backward`) the ops its
+        backward pass made, a box of its own outside the module's cluster."""
+        box = self.modules.get((path, backward))
         if box is None:
-            box = self.modules[path] = ModuleBox(f"m{len(self.modules)}", path)
+            box = self.modules[path, backward] = ModuleBox(f"m{len(self.modules)}", path, backward)
             self.boxes[box.id] = box
-            self.scope_of[box.id] = path.rpartition(".")[0] or None
-        return box.id
+            self.scope_of[box.id] = None if backward else path.rpartition(".")[0] or None
+        return box
 
     # ------------------------------------------------------------------ owners
     def _assign_owners(self) -> None:
@@ -237,8 +242,9 @@ class Picture:
         for op in self.traced.ops:
             path = self.collapsed_path(op.scope)
             if path is not None:
-                self.owner[op.id] = self._module_box(path)
-                self.modules[path].ops += 1
+                box = self._module_box(path, made_by_backward(op))
+                self.owner[op.id] = box.id
+                box.ops += 1
         # Rule 2, consumers first: an op joins the node of the one op that reads its result.
         for op in reversed(self.traced.ops):
             if op.id in self.owner:
@@ -249,7 +255,7 @@ class Picture:
             node = self.owner[op.id]
             if not node.startswith("m"):
                 self.groups.setdefault(node, []).append(op)
-                self.scope_of[node] = op.scope
+                self.scope_of[node] = None if made_by_backward(op) else op.scope
         intermediates = options.intermediates if options.intermediates is not None else plumbing
         for record in self.traced.tensors:
             self._assign_tensor(record, intermediates)
@@ -276,11 +282,13 @@ class Picture:
             self.owner[record.id] = None
             return
         path = self.collapsed_path(record.scope)
+        backward = self._backward_made(record)
         if path is not None and not record.is_root:
-            self.owner[record.id] = self._module_box(path)
+            box = self._module_box(path, backward)
+            self.owner[record.id] = box.id
             if record.kind == "parameter":
-                self.modules[path].params += 1
-                self.modules[path].elements += int(np.prod(record.shape, dtype=np.int64))
+                box.params += 1
+                box.elements += int(np.prod(record.shape, dtype=np.int64))
             return
         if record.op is not None:
             producer = self.producer[record.id]
@@ -298,7 +306,15 @@ class Picture:
                 self.owner[record.id] = self.owner[readers[0].id]  # written in its formula
                 return
         self.owner[record.id] = record.id
-        self.scope_of[record.id] = record.scope
+        self.scope_of[record.id] = None if backward else record.scope
+
+    def _backward_made(self, record: TensorRecord) -> bool:
+        """Whether a backward pass made `record`, or (a leaf) only a backward's ops read it."""
+        producer = self.producer.get(record.id)
+        if producer is not None:
+            return made_by_backward(producer)
+        readers = self.readers.get(record.id, [])
+        return bool(readers) and all(map(made_by_backward, readers))
 
     def node_count(self) -> int:
         return len({node for node in self.owner.values() if node is not None})
