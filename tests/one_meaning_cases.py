@@ -383,11 +383,85 @@ CASES: dict[str, str] = {
     "getitem_bool": "out = x[x > 0]",
     "getitem_int_tensor": "out = x[torch.tensor([1, 0, 1])]",
     "abs_dunder": "out = abs(torch.tensor([-1.5]))",
+    # ------------------------------------------- torch.* functions that are Tensor methods
+    "torch_comparisons": (
+        "out = [torch.eq(x, 1), torch.ne(xi, 1), torch.lt(x, 1), torch.le(x, 1), "
+        "torch.gt(x, 1), torch.ge(x, 1)]"
+    ),
+    "eq_none_operators": "out = [x == None, x != None, x == [1.0, -2.0, 4.0], x != 'a']",
+    "eq_method_none": "out = x.eq(None)",
+    "torch_eq_list": "out = torch.eq(x, [1.0, -2.0, 4.0])",
+    "torch_all": "out = [torch.all(b), torch.all(b, dim=1), torch.all(x > -10, 0, keepdim=True)]",
+    "torch_any": "out = [torch.any(b), torch.any(b, dim=0), torch.any(x)]",
+    "torch_bitwise_and": "out = torch.bitwise_and(xi, torch.tensor([1, 3, 2]))",
+    "torch_broadcast_to": "out = torch.broadcast_to(torch.tensor([1.0, 2.0, 3.0]), (2, 3))",
+    "torch_rounding": (
+        "out = [torch.ceil(x / 3), torch.floor(x / 3), torch.trunc(x / 3), torch.frac(x / 3)]"
+    ),
+    "torch_round": (
+        "out = [torch.round(x / 3, decimals=2), torch.round(torch.tensor([0.5, 1.5, 2.5, -0.5]))]"
+    ),
+    "torch_clip": "out = [torch.clip(x, -1, 2), torch.clamp_min(x, 0.5)]",
+    "torch_count_nonzero": "out = [torch.count_nonzero(xi), torch.count_nonzero(xi, dim=0)]",
+    "torch_diagonal": "out = [torch.diagonal(x), torch.diagonal(x, 1)]",
+    "torch_expm1_log1p_grad": (
+        "y = (torch.expm1(xd) + torch.log1p(xd.abs()) + torch.log2(xd.abs())).sum(); "
+        "y.backward(); out = [y, xd.grad]"
+    ),
+    "torch_isclose": "out = torch.isclose(x, x + 1e-6)",
+    "torch_logical": (
+        "out = [torch.logical_and(b, x > 0), torch.logical_or(b, x > 0), "
+        "torch.logical_xor(b, x > 0), torch.logical_not(b)]"
+    ),
+    "torch_nonzero": "out = [torch.nonzero(xi), torch.nonzero(b, as_tuple=True)]",
+    "torch_reciprocal": "out = [torch.reciprocal(x), torch.reciprocal(xi)]",
+    "torch_remainder": (
+        "out = [torch.remainder(xi - 3, 4), torch.remainder(x, 3), torch.remainder(x, -3)]"
+    ),
+    "torch_neg_sgn": "out = [torch.neg(xi), torch.sgn(x)]",
+    "torch_roll": "out = [torch.roll(x, 1), torch.roll(x, 1, 1), torch.roll(x, (1, -1), (0, 1))]",
+    "torch_select_narrow": "out = [torch.select(x, 1, -1), torch.narrow(x, 1, 1, 2)]",
+    "torch_swapaxes_movedim": "out = [torch.swapaxes(x, 0, 1), torch.movedim(x, 0, 1)]",
+    "torch_unbind": "out = list(torch.unbind(x, 1))",
+    "torch_index_select": "out = torch.index_select(x, 1, torch.tensor([2, 0]))",
+    "torch_repeat_interleave": (
+        "out = [torch.repeat_interleave(xi, 2), torch.repeat_interleave(x, 2, dim=0)]"
+    ),
+    "torch_scatter": "out = torch.scatter(torch.zeros(2, 3), 1, torch.tensor([[2], [0]]), 7.0)",
+    "torch_masked_select": "out = torch.masked_select(x, b)",
+    "torch_view_shares": (
+        "v = torch.select(x, 0, 0); v[0] = 100.0; w = torch.diagonal(x); out = [x, w]"
+    ),
 }
 
 # The shared names -> the cases that show their meaning (the walker checks it is complete).
 NAMES: dict[str, tuple] = {
     # module-level names
+    "all": ("torch_all",),
+    "any": ("torch_any",),
+    "bitwise_and": ("torch_bitwise_and",),
+    "broadcast_to": ("torch_broadcast_to",),
+    "ceil": ("torch_rounding",),
+    "clip": ("torch_clip",),
+    "count_nonzero": ("torch_count_nonzero",),
+    "diagonal": ("torch_diagonal", "torch_view_shares"),
+    "expm1": ("torch_expm1_log1p_grad",),
+    "floor": ("torch_rounding",),
+    "isclose": ("torch_isclose",),
+    "log1p": ("torch_expm1_log1p_grad",),
+    "log2": ("torch_expm1_log1p_grad",),
+    "logical_and": ("torch_logical",),
+    "logical_not": ("torch_logical",),
+    "logical_or": ("torch_logical",),
+    "logical_xor": ("torch_logical",),
+    "nonzero": ("torch_nonzero",),
+    "reciprocal": ("torch_reciprocal",),
+    "remainder": ("torch_remainder",),
+    "roll": ("torch_roll",),
+    "round": ("torch_round",),
+    "select": ("torch_select_narrow", "torch_view_shares"),
+    "swapaxes": ("torch_swapaxes_movedim",),
+    "trunc": ("torch_rounding",),
     "abs": ("torch_abs",),
     "allclose": ("allclose",),
     "amax": ("amax_dims",),

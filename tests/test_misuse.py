@@ -426,7 +426,8 @@ def test_more_argument_types_that_used_to_escape_raw():
         (lambda: F.dropout(x, "0.5"), TypeError, r"dropout: p must be a number"),
         (lambda: F.dropout(x, None), TypeError, r"dropout: p must be a number"),
         (lambda: x < None, TypeError, r"comparison <: cannot compare a float64 tensor"),
-        (lambda: x == "a", TypeError, r"comparison ==: cannot compare"),
+        (lambda: x.eq("a"), TypeError, r"comparison eq: cannot compare"),  # (`==` says False)
+        (lambda: x < [1.0, 2.0, 3.0], TypeError, r"comparison <: .* list; make it a tensor"),
         (lambda: ta.concatenate(None), TypeError, r"concatenate: expected a list or tuple"),
         (lambda: ta.stack(x), TypeError, r"stack: expected a list or tuple"),
         (lambda: ta.from_numpy(np.array([1j])), TypeError, r"from_numpy: dtype complex128"),

@@ -9,6 +9,7 @@ autograd and imports nothing that builds the graph.
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
@@ -128,11 +129,21 @@ class InteropMixin:
             ops.arithmetic.compare(">=", np.greater_equal, self._data, other)
         )
 
+    # `==` and `!=` with what is neither a tensor, an array nor a number (None, a list, a
+    # string) are Python's: `t != None` is True, `t == [1, 2]` False, as PyTorch's (`.eq()`
+    # still refuses them, as PyTorch's does).
     def __eq__(self, other: Any) -> Any:  # type: ignore[override]
+        if not isinstance(other, _COMPARABLE):
+            return NotImplemented
         return _tensor.Tensor._make(ops.arithmetic.compare("==", np.equal, self._data, other))
 
     def __ne__(self, other: Any) -> Any:  # type: ignore[override]
+        if not isinstance(other, _COMPARABLE):
+            return NotImplemented
         return _tensor.Tensor._make(ops.arithmetic.compare("!=", np.not_equal, self._data, other))
+
+
+_COMPARABLE = (InteropMixin, numbers.Number, np.ndarray, np.generic)  # (a Tensor is one)
 
 
 def _shape(size: tuple) -> tuple:

@@ -183,11 +183,11 @@ class TensorMethods:
         return self**exponent
 
     # ----------------------------------------- comparisons, logic, bits (bool results, no grad)
-    def eq(self, other: Any) -> Any:
-        return self == other
+    def eq(self, other: Any) -> Any:  # (None, a string: refused, where `==` says False)
+        return self._make(ops.arithmetic.compare("eq", np.equal, self._data, other))
 
     def ne(self, other: Any) -> Any:
-        return self != other
+        return self._make(ops.arithmetic.compare("ne", np.not_equal, self._data, other))
 
     def lt(self, other: Any) -> Any:
         return self < other

@@ -23,13 +23,14 @@ from .tensor_reduce import ValuesIndices
 
 __all__ = [
     "abs", "addmm", "allclose", "amax", "amin", "argmax", "argmin", "argsort", "bmm",
-    "chunk", "clamp", "clone", "cos", "cumsum", "einsum", "empty", "equal", "erf", "exp",
-    "eye", "flatten", "flip", "gather", "is_tensor", "isfinite", "isinf", "isnan",
-    "linspace", "log", "log_softmax", "logsumexp", "masked_fill", "matmul", "max",
-    "maximum", "mean", "min", "minimum", "mm", "norm", "normal", "numel", "outer",
-    "permute", "pow", "prod", "randperm", "relu", "reshape", "rsqrt", "sigmoid", "sign",
-    "sin", "softmax", "sort", "split", "sqrt", "square", "squeeze", "std", "sum",
-    "tanh", "transpose", "unsqueeze", "var",
+    "ceil", "chunk", "clamp", "clamp_min", "clip", "clone", "cos", "cumsum", "einsum",
+    "empty", "equal", "erf", "exp", "expm1", "eye", "flatten", "flip", "floor", "frac",
+    "gather", "is_tensor", "isfinite", "isinf", "isnan", "linspace", "log", "log1p", "log2",
+    "log_softmax", "logsumexp", "masked_fill", "matmul", "max", "maximum", "mean", "min",
+    "minimum", "mm", "neg", "norm", "normal", "numel", "outer", "permute", "pow", "prod",
+    "randperm", "reciprocal", "relu", "remainder", "reshape", "round", "rsqrt", "sgn",
+    "sigmoid", "sign", "sin", "softmax", "sort", "split", "sqrt", "square", "squeeze", "std",
+    "sum", "tanh", "transpose", "trunc", "unsqueeze", "var",
 ]  # fmt: skip
 
 
@@ -91,6 +92,54 @@ def tanh(input: Any) -> Tensor:
     return _input(input, "tanh").tanh()
 
 
+def log1p(input: Any) -> Tensor:
+    return _input(input, "log1p").log1p()
+
+
+def log2(input: Any) -> Tensor:
+    return _input(input, "log2").log2()
+
+
+def expm1(input: Any) -> Tensor:
+    return _input(input, "expm1").expm1()
+
+
+def floor(input: Any) -> Tensor:
+    return _input(input, "floor").floor()
+
+
+def ceil(input: Any) -> Tensor:
+    return _input(input, "ceil").ceil()
+
+
+def trunc(input: Any) -> Tensor:
+    return _input(input, "trunc").trunc()
+
+
+def frac(input: Any) -> Tensor:
+    return _input(input, "frac").frac()
+
+
+def round(input: Any, *, decimals: int = 0) -> Tensor:  # noqa: A001
+    return _input(input, "round").round(decimals=decimals)
+
+
+def neg(input: Any) -> Tensor:
+    return _input(input, "neg").neg()
+
+
+def reciprocal(input: Any) -> Tensor:
+    return _input(input, "reciprocal").reciprocal()
+
+
+def sgn(input: Any) -> Tensor:
+    return _input(input, "sgn").sgn()
+
+
+def remainder(input: Any, other: Any) -> Tensor:
+    return _input(input, "remainder").remainder(other)
+
+
 def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001
     """`input ** exponent`; `input` may be a number when `exponent` is a Tensor."""
     if not isinstance(input, Tensor) and isinstance(exponent, Tensor):
@@ -100,6 +149,14 @@ def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001
 
 def clamp(input: Any, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
     return _input(input, "clamp").clamp(min, max)
+
+
+def clip(input: Any, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    return _input(input, "clip").clip(min, max)
+
+
+def clamp_min(input: Any, min: Any) -> Tensor:  # noqa: A002
+    return _input(input, "clamp_min").clamp_min(min)
 
 
 def maximum(input: Any, other: Any) -> Tensor:

@@ -15,7 +15,13 @@ from ._util import broadcast_shape, float_input
 
 
 def compare(symbol: str, ufunc: np.ufunc, a: np.ndarray, other: object) -> np.ndarray:
-    """A comparison operator's bool result (no graph node), with shape errors that name it."""
+    """A comparison operator's bool result (no graph node), with shape errors that name it.
+    A list or tuple is refused, as PyTorch refuses it (and as `+` here does)."""
+    if isinstance(other, (list, tuple)):
+        raise TypeError(
+            f"comparison {symbol}: cannot compare a {a.dtype} tensor with a "
+            f"{type(other).__name__}; make it a tensor first: torch.tensor({other!r})"
+        )
     b = np.asarray(other)
     if b.dtype.kind not in "fiub":
         raise TypeError(
