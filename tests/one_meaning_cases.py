@@ -429,6 +429,26 @@ CASES: dict[str, str] = {
     ),
     "torch_scatter": "out = torch.scatter(torch.zeros(2, 3), 1, torch.tensor([[2], [0]]), 7.0)",
     "torch_masked_select": "out = torch.masked_select(x, b)",
+    # ------------------------------- found by calling every shared method against PyTorch
+    "clamp_int_float_bound": (
+        "out = [xi.clamp(1.5), xi.clip(max=2.5), xi.clamp_min(0.5), b.clamp(0, 2), "
+        "torch.clamp(xi, 0, 2)]"
+    ),
+    "clamp_inplace_int_float_bound": "t = xi.clone(); t.clamp_(1.5); out = t",
+    "square_bool": "out = b.square()",
+    "cumsum_0d": "out = torch.tensor(2.5).cumsum(0)",
+    "any_all_0d_dim": "out = [torch.tensor(2.5).any(0), torch.tensor(0.0).all(-1)]",
+    "nonzero_0d": "out = [torch.tensor(2.5).nonzero(), torch.tensor(0.0).nonzero()]",
+    "movedim_0d": "out = torch.tensor(2.5).movedim(-1, 0)",
+    "sign_bool": "out = [b.sign(), b.sgn()]",
+    "squeeze_dims": (
+        "z = x.reshape(1, 2, 3, 1); out = [z.squeeze(0, 3), z.squeeze((0, 3)), z.squeeze(0)]"
+    ),
+    "mm_1d": "out = torch.tensor([1.0, 2.0]).mm(torch.tensor([1.0, 2.0]))",
+    "bmm_2d": "out = x.bmm(x.T)",
+    "int_remainder_by_zero": "out = xi % 0",
+    "tril_float_diagonal": "out = x.tril(1.5)",
+    "roll_shifts_without_dims": "out = x.roll((1, 0))",
     "torch_view_shares": (
         "v = torch.select(x, 0, 0); v[0] = 100.0; w = torch.diagonal(x); out = [x, w]"
     ),

@@ -27,6 +27,11 @@ class DeviceError(RuntimeError, ValueError):
     """A device other than the CPU (PyTorch without CUDA: RuntimeError / AssertionError)."""
 
 
+class IntegerDivisionByZero(ZeroDivisionError, RuntimeError):
+    """An integer `//` or `%` by zero (PyTorch: RuntimeError "ZeroDivisionError"; NumPy would
+    give 0 with a warning)."""
+
+
 def dim_error(op: str, dim: object, ndim: int) -> IndexError:
     """PyTorch's IndexError for a dim out of range, naming the op and the valid range."""
     low, high = (-ndim, ndim - 1) if ndim else (-1, 0)

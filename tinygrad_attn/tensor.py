@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import collections
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -330,8 +330,11 @@ class Tensor(InPlaceMixin, InteropMixin, TensorMethods, ShapeMethods, ReduceMeth
         axis, _ = resolve_axis("unsqueeze", axis, None, dim)
         return ops.Reshape.apply(self, shape=ops.movement.unsqueezed_shape(self.shape, axis))
 
-    def squeeze(self, axis: int | Sequence[int] | None = None, *, dim: Any = None) -> Tensor:
-        axis, _ = resolve_axis("squeeze", axis, None, dim)
+    def squeeze(self, *dims: Any, dim: Any = None, axis: Any = None) -> Tensor:
+        """Drop dims of size 1: all of them, or those given (`squeeze(0)`, `squeeze(0, 2)`,
+        `squeeze((0, 2))`, `dim=`)."""
+        given = dims[0] if len(dims) == 1 else (tuple(dims) if dims else None)
+        axis, _ = resolve_axis("squeeze", axis, None, dim if given is None else given)
         return ops.Reshape.apply(self, shape=ops.movement.squeezed_shape(self.shape, axis))
 
     def __getitem__(self, index: Any) -> Tensor:

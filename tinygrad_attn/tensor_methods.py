@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 
 from . import numpy_protocol, ops, versions
-from .dtypes import operands
-from .errors import DeviceError, NotForDTypeError
+from .dtypes import operands, result_type
+from .errors import DeviceError, NotForDTypeError, ShapeError
 
 
 class device:  # noqa: N801  (PyTorch's spelling: `torch.device("cpu")`)
@@ -282,6 +282,8 @@ class TensorMethods:
         found = np.nonzero(np.atleast_1d(self._data))
         if as_tuple:
             return tuple(type(self)._make(i.astype(np.int64)) for i in found)
+        if self._data.ndim == 0:  # (one index of no numbers if the value is non-zero)
+            return type(self)._make(np.zeros((len(found[0]), 0), np.int64))
         stacked = np.stack(found, axis=-1) if found else np.zeros((0, 0))
         return type(self)._make(stacked.astype(np.int64).reshape(-1, self._data.ndim))
 
@@ -293,11 +295,13 @@ class TensorMethods:
 
     # ------------------------------------------------------- rounding, sign (gradient 0)
     def sign(self) -> Any:
-        """-1, 0 or 1; its gradient is 0 (PyTorch's)."""
+        """-1, 0 or 1 (a bool tensor's sign is itself); its gradient is 0 (PyTorch's)."""
+        if self._data.dtype.kind == "b":
+            return type(self)._make(self._data.copy())
         return ops.Sign.apply(self)
 
     def sgn(self) -> Any:
-        return ops.Sign.apply(self)
+        return self.sign()
 
     def floor(self) -> Any:
         return ops.Round.apply(self, mode="floor")
@@ -477,6 +481,8 @@ class TensorMethods:
         return self.log() * (1 / np.log(2.0))
 
     def square(self) -> Any:
+        if self._data.dtype.kind == "b":  # (PyTorch: pow(x, 2), an int64 result)
+            return self.long() * self.long()
         return self * self
 
     def reciprocal(self) -> Any:
@@ -491,6 +497,9 @@ class TensorMethods:
         (PyTorch)."""
         if min is None and max is None:
             raise ValueError("clamp(): give min, max or both")
+        dtype = result_type(self, min, max)  # (an int tensor clamped at 1.5 is float, PyTorch)
+        if dtype != self._data.dtype:
+            self = self.to(dtype)
         if isinstance(min, TensorMethods) or isinstance(max, TensorMethods):
             from .creation import where  # (creation imports the tensor: read when called)
 
@@ -543,9 +552,13 @@ class TensorMethods:
         return self.clamp(min_val, max_val)
 
     def mm(self, other: Any) -> Any:
+        """The product of two matrices (2-D each, as PyTorch's; `matmul` takes any rank)."""
+        _check_ranks("mm", 2, "a matrix", self, other)
         return self.matmul(other)
 
     def bmm(self, other: Any) -> Any:
+        """Batched matrix products of two 3-D tensors (as PyTorch's; `matmul` broadcasts)."""
+        _check_ranks("bmm", 3, "a 3-D batch of matrices", self, other)
         return self.matmul(other)
 
     # ------------------------------------------------------------ NumPy protocols
@@ -621,3 +634,15 @@ def softmax_over_axes(tensor: Any, axes: Any, log: bool) -> Any:
     merged = moved.reshape(*moved.shape[: len(kept)], -1)  # (kept..., N)
     out = merged.log_softmax(-1) if log else merged.softmax(-1)
     return out.reshape(moved.shape).transpose(tuple(int(i) for i in np.argsort(kept + chosen)))
+
+
+def _check_ranks(op: str, ndim: int, what: str, a: Any, b: Any) -> None:
+    """`mm` and `bmm` take exactly `ndim`-D operands: another rank is a ShapeError, not NumPy's
+    matmul of it (a 1-D `mm` would silently be a dot product)."""
+    for name, t in (("self", a), ("mat2", b)):
+        shape = np.shape(getattr(t, "_data", t))
+        if len(shape) != ndim:
+            raise ShapeError(
+                f"{op}: {name} must be {what} ({ndim}-D), got shape {tuple(shape)}; "
+                "use matmul (or @) for other ranks"
+            )

@@ -123,13 +123,13 @@ class ReduceMethods:
     def any(self, dim: Any = None, keepdim: bool = False, *, axis: Any = None) -> Any:
         """Whether any element (along `dim`) is non-zero: a bool tensor, outside the graph."""
         dim, keepdim = resolve_axis("any", axis, None, dim, keepdim)
-        dims = check_dims("any", dim, self._data.ndim)
+        dims = check_dims("any", dim, self._data.ndim) if self._data.ndim else None
         return type(self)._make(np.asarray(np.any(self._data, axis=dims, keepdims=keepdim)))
 
     def all(self, dim: Any = None, keepdim: bool = False, *, axis: Any = None) -> Any:
         """Whether every element (along `dim`) is non-zero: a bool tensor, outside the graph."""
         dim, keepdim = resolve_axis("all", axis, None, dim, keepdim)
-        dims = check_dims("all", dim, self._data.ndim)
+        dims = check_dims("all", dim, self._data.ndim) if self._data.ndim else None
         return type(self)._make(np.asarray(np.all(self._data, axis=dims, keepdims=keepdim)))
 
     def max(self, *args: Any, **kwargs: Any) -> Any:
@@ -268,7 +268,10 @@ class ReduceMethods:
         source = self if dtype is None else self.to(dtype)
         if dim is None:
             return ops.Cumsum.apply(source.reshape(-1), axis=0)
-        return ops.Cumsum.apply(source, axis=check_dim("cumsum", dim, self._data.ndim))
+        axis = check_dim("cumsum", dim, self._data.ndim)
+        if self._data.ndim == 0:  # (a 0-d tensor's running sum is itself, still 0-d)
+            return ops.Cumsum.apply(source.reshape(1), axis=0).reshape(())
+        return ops.Cumsum.apply(source, axis=axis)
 
     def norm(self, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Any:
         """The vector p-norm over `dim` (all by default), as torch.norm: p = 2 or "fro", any

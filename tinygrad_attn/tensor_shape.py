@@ -120,6 +120,8 @@ class ShapeMethods:
         dst = [check_dim("movedim", d, ndim) for d in dst]
         if len(set(src)) != len(src) or len(set(dst)) != len(dst):
             raise ShapeError(f"movedim: repeated dim in source {source} or destination")
+        if ndim == 0:  # (dim 0 / -1 of a 0-d tensor: nothing to move)
+            return ops.Reshape.apply(self, shape=())
         perm = [axis for axis in range(ndim) if axis not in src]
         for d, s in sorted(zip(dst, src)):
             perm.insert(d, s)
@@ -272,6 +274,12 @@ class ShapeMethods:
             listed = dims if isinstance(dims, (tuple, list)) else (dims,)
             for d in listed:
                 check_dim("roll", d, self._data.ndim)
+        elif isinstance(listed, (tuple, list)) and len(listed) != 1:
+            raise ShapeError(
+                f"roll(): {len(listed)} shifts {tuple(listed)} need as many dims (dims=...); "
+                "without dims one shift rolls the flattened tensor (PyTorch: 'shifts and "
+                "dimensions must align')"
+            )
         return ops.Roll.apply(self, shifts=shifts, axes=dims)
 
     def repeat(self, *sizes: Any) -> Any:
@@ -311,6 +319,8 @@ class ShapeMethods:
 
 def _triangle(t: Any, op: str, diagonal: int) -> np.ndarray:
     """True on and below `diagonal` of the last two dims."""
+    if isinstance(diagonal, bool) or not isinstance(diagonal, (int, np.integer)):
+        raise TypeError(f"{op}(): diagonal must be an int, got {diagonal!r}")
     if t._data.ndim < 2:
         raise ShapeError(f"{op}: the tensor must have at least 2 dims, got shape {t.shape}")
     rows, cols = t._data.shape[-2:]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import IntegerDivisionByZero
 from ..function import Function
 from ._util import broadcast_shape, float_input
 
@@ -122,7 +123,7 @@ class DivRounded(Function):
                 try:
                     out = np.floor_divide(a, b)
                 except FloatingPointError:
-                    raise ZeroDivisionError("div: integer division by zero") from None
+                    raise IntegerDivisionByZero("div: integer division by zero") from None
             if mode == "trunc":  # floor and trunc differ where the signs differ
                 out = out + ((out < 0) & (out * b != a))
             return out
@@ -145,6 +146,8 @@ class Remainder(Function):
     def forward(ctx, a, b):
         needs = ctx.needs_input_grad
         ctx.save_for_backward(a if needs[1] else None, b if needs[1] else None)
+        if a.dtype.kind in "iub" and b.dtype.kind in "iub" and not np.all(b):
+            raise IntegerDivisionByZero("remainder: integer division by zero")
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.remainder(a, b)
 
