@@ -290,9 +290,6 @@ class TensorMethods:
     def argwhere(self) -> Any:
         return self.nonzero()
 
-    def count_nonzero(self, dim: Any = None) -> Any:
-        return type(self)._make(np.asarray(np.count_nonzero(self._data, axis=dim), np.int64))
-
     # ------------------------------------------------------- rounding, sign (gradient 0)
     def sign(self) -> Any:
         """-1, 0 or 1 (a bool tensor's sign is itself); its gradient is 0 (PyTorch's)."""

@@ -132,6 +132,12 @@ class ReduceMethods:
         dims = check_dims("all", dim, self._data.ndim) if self._data.ndim else None
         return type(self)._make(np.asarray(np.all(self._data, axis=dims, keepdims=keepdim)))
 
+    def count_nonzero(self, *dims: Any, dim: Any = None) -> Any:
+        """How many elements are non-zero (along `dim`: an int, a tuple, or several ints)."""
+        given = dims[0] if len(dims) == 1 else (tuple(dims) if dims else dim)
+        axis = check_dims("count_nonzero", given, self._data.ndim) if self._data.ndim else None
+        return type(self)._make(np.asarray(np.count_nonzero(self._data, axis=axis), np.int64))
+
     def max(self, *args: Any, **kwargs: Any) -> Any:
         """`max()`: the largest value (where elements tie, the gradient is split evenly among
         them, as PyTorch's); `max(dim, keepdim=False)`: `(values, indices)`, the gradient going

@@ -222,27 +222,15 @@ class ShapeMethods:
     def expand(self, *sizes: Any) -> Any:
         """A view broadcast to a larger shape (-1 keeps a dim; new dims come first), as
         PyTorch; its elements share memory, so it cannot be written in place."""
-        if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
-            sizes = tuple(sizes[0])
-        offset = len(sizes) - self._data.ndim
-        if offset < 0:
-            raise ShapeError(
-                f"expand{tuple(sizes)}: the number of sizes ({len(sizes)}) must be at least the "
-                f"number of dims of the tensor (shape {self.shape})"
-            )
-        shape = tuple(
-            self._data.shape[i - offset] if s == -1 and i >= offset else s
-            for i, s in enumerate(sizes)
-        )
-        return self.broadcast_to(shape)
+        return ops.BroadcastTo.apply(self, shape=_expanded_shape(self, "expand", sizes))
 
     def expand_as(self, other: Any) -> Any:
         return self.broadcast_to(other.shape)
 
-    def broadcast_to(self, shape: Any) -> Any:
-        """`np.broadcast_to` (PyTorch's expand); the gradient is summed back over the
-        broadcast dims."""
-        return ops.BroadcastTo.apply(self, shape=tuple(shape))
+    def broadcast_to(self, *shape: Any) -> Any:
+        """PyTorch's other name for `expand` (`np.broadcast_to` too): `broadcast_to((2, 3))`
+        or `(2, 3)`, -1 keeping a dim; the gradient is summed back over the broadcast dims."""
+        return ops.BroadcastTo.apply(self, shape=_expanded_shape(self, "broadcast_to", shape))
 
     def flip(self, *dims: Any) -> Any:
         """Reverse the order along the given dims (a copy, as PyTorch; all dims when none are
@@ -315,6 +303,21 @@ class ShapeMethods:
     def triu(self, diagonal: int = 0) -> Any:
         """Zero below the `diagonal` (the last two dims)."""
         return self.masked_fill(_triangle(self, "triu", diagonal - 1), 0)
+
+
+def _expanded_shape(t: Any, op: str, sizes: tuple) -> tuple:
+    """The shape `expand(*sizes)` asks for: -1 keeps a dim; new dims come first."""
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = tuple(sizes[0])
+    offset = len(sizes) - t._data.ndim
+    if offset < 0:
+        raise ShapeError(
+            f"{op}{tuple(sizes)}: the number of sizes ({len(sizes)}) must be at least the "
+            f"number of dims of the tensor (shape {t.shape})"
+        )
+    return tuple(
+        t._data.shape[i - offset] if s == -1 and i >= offset else s for i, s in enumerate(sizes)
+    )
 
 
 def _triangle(t: Any, op: str, diagonal: int) -> np.ndarray:

@@ -1,0 +1,133 @@
+"""Every Tensor method that PyTorch's Tensor has too, called the same way in both libraries with
+generic arguments (no argument, a dim, dim and keepdim, two dims, a number, another tensor, a
+shape) on float, int, bool and 0-d tensors: where both give a result it must be PyTorch's
+(values, dtype, shape), and where PyTorch gives one, this package must too, except the
+refusals listed below with their reasons. (Where PyTorch raises and this package answers,
+nothing is asserted: a call PyTorch code never makes.) Skips without PyTorch."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import tinygrad_attn as ta
+
+torch = pytest.importorskip("torch")
+
+INPUTS = {
+    "float": np.array([[1.5, -2.0, 4.0], [3.0, 0.0, -9.25]], dtype=np.float32),
+    "int": np.array([[3, 1, 2], [0, 7, -5]], dtype=np.int64),
+    "bool": np.array([[True, False, True], [False, False, True]]),
+    "0-d": np.array(2.5, dtype=np.float32),
+    "float64": np.array([0.25, -0.5, 2.0], dtype=np.float64),
+}
+OTHER = "other"  # stands for a second tensor: the input itself, or for "float" this one
+SECOND = np.array([[0.5, 2.0, -1.0], [1.0, 3.0, 2.0]], dtype=np.float32)
+CALLS = [
+    ((), {}), ((0,), {}), ((-1,), {}), ((1,), {}), ((), {"dim": 0}),
+    ((), {"dim": -1, "keepdim": True}), ((0, True), {}), ((2,), {}), ((OTHER,), {}),
+    ((1.5,), {}), ((0, 1), {}), ((1, 0), {}), ((-1, 0), {}), (((1, 0),), {}), ((2, 3), {}),
+    ((3, 2), {}), ((6,), {}), ((-1, 2), {}),
+]  # fmt: skip
+# Not called: what reads or changes state rather than computing (hooks, devices, storage,
+# random fills), and attributes that are not methods.
+NOT_CALLED = set(
+    "backward register_hook retain_grad data grad grad_fn requires_grad is_leaf device T mT H "
+    "mH real imag names layout output_nr storage_offset data_ptr untyped_storage storage "
+    "share_memory_ pin_memory cuda cpu to numpy tolist item new_empty set_ apply_ map_ "
+    "uniform_ normal_ random_ exponential_ bernoulli_ cauchy_ geometric_ log_normal_ dtype "
+    "shape ndim is_cuda requires_grad_ detach_ element_size itemsize nbytes type "
+    "is_contiguous stride is_shared register_post_accumulate_grad_hook grad_dtype "
+    "retains_grad dim_order".split()
+)
+# PyTorch answers, this package refuses, on purpose:
+REFUSED = {
+    # `x.add(0, 1)`: PyTorch's deprecated `add(alpha, other)` form; here alpha is keyword-only
+    "add": "legacy", "add_": "legacy", "sub": "legacy", "sub_": "legacy", "subtract": "legacy",
+    # `True` as a dim or a size: PyTorch reads it as 1; here a bool is not an int
+    "count_nonzero": "bool dim", "flip": "bool dim", "permute": "bool dim",
+    "squeeze": "bool dim", "new_ones": "bool size", "new_zeros": "bool size",
+    "expand": "bool size", "broadcast_to": "bool size",
+    # `x.norm(y)`: p given as a tensor
+    "norm": "tensor p",
+    # an integer tensor to a negative integer power (PyTorch truncates 3 ** -5 to 0)
+    "pow": "negative int power", "pow_": "negative int power",
+}  # fmt: skip
+
+
+def names() -> list[str]:
+    shared = set(dir(torch.Tensor)) & set(dir(ta.Tensor))
+    return sorted(n for n in shared if not n.startswith("_") and n not in NOT_CALLED)
+
+
+def outcome(lib, name: str, kind: str, args: tuple, kwargs: dict):
+    tensor = lib.tensor(INPUTS[kind])
+    second = lib.tensor(SECOND if kind == "float" else INPUTS[kind])
+    args = [second if a is OTHER else a for a in args]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = getattr(tensor, name)(*args, **kwargs)
+        return summary(result)
+    except Exception as err:  # noqa: BLE001  (what each library raises is what is compared)
+        return ("error", type(err).__name__)
+
+
+def summary(result):
+    """A result as comparable plain data."""
+    if isinstance(result, (torch.Tensor, ta.Tensor)):
+        array = result.detach().numpy() if isinstance(result, torch.Tensor) else result.numpy()
+        values = array.astype(np.float64) if array.size <= 64 else None
+        return ("tensor", str(array.dtype), tuple(array.shape), values)
+    if (
+        isinstance(result, tuple)
+        and not hasattr(result, "_fields")
+        and all(isinstance(v, int) for v in result)
+    ):
+        return ("shape", tuple(result))  # torch.Size and a tuple of ints alike
+    if isinstance(result, (tuple, list)):
+        return ("sequence", tuple(summary(r) for r in result))
+    if isinstance(result, (bool, int, float)):
+        return ("number", float(result))
+    return ("object", type(result).__name__)
+
+
+def same(a, b) -> bool:
+    if a[0] != b[0]:
+        return False
+    if a[0] == "tensor":
+        if a[1:3] != b[1:3]:
+            return False
+        return a[3] is None or b[3] is None or np.allclose(a[3], b[3], 1e-4, 1e-5, True)
+    if a[0] == "sequence":
+        return len(a[1]) == len(b[1]) and all(same(p, q) for p, q in zip(a[1], b[1]))
+    if a[0] == "number":
+        return math.isclose(a[1], b[1], rel_tol=1e-4, abs_tol=1e-5) or (
+            math.isnan(a[1]) and math.isnan(b[1])
+        )
+    return a == b
+
+
+@pytest.mark.parametrize("name", names())
+def test_the_method_answers_as_pytorchs(name):
+    differ, refused = [], []
+    for kind in INPUTS:
+        for args, kwargs in CALLS:
+            theirs = outcome(torch, name, kind, args, kwargs)
+            ours = outcome(ta, name, kind, args, kwargs)
+            if theirs[0] == "error":
+                continue  # (PyTorch refuses: nothing to match)
+            call = f"{kind} tensor .{name}{args}{kwargs or ''}"
+            if ours[0] == "error":
+                refused.append(f"{call}: PyTorch gives {theirs[:3]}, this package {ours}")
+            elif not same(theirs, ours):
+                differ.append(f"{call}:\n  PyTorch {theirs}\n  here    {ours}")
+    assert not differ, "\n".join(differ)
+    assert not refused or name in REFUSED, "\n".join(refused)
+
+
+def test_the_walk_covers_the_methods():
+    assert len(names()) >= 180
