@@ -449,6 +449,12 @@ CASES: dict[str, str] = {
     "int_remainder_by_zero": "out = xi % 0",
     "tril_float_diagonal": "out = x.tril(1.5)",
     "roll_shifts_without_dims": "out = x.roll((1, 0))",
+    "torch_sort_nan_descending": (
+        "z = torch.tensor([1.0, float('nan'), 3.0]); "
+        "out = [torch.sort(z, descending=True), torch.argsort(z, descending=True)]"
+    ),
+    "torch_where_condition_only": "out = list(torch.where(x > 0))",
+    "hardtanh_int": "out = torch.nn.functional.hardtanh(xi)",
     "torch_view_shares": (
         "v = torch.select(x, 0, 0); v[0] = 100.0; w = torch.diagonal(x); out = [x, w]"
     ),

@@ -1,4 +1,5 @@
-"""Every Tensor method that PyTorch's Tensor has too, called the same way in both libraries with
+"""Every Tensor method that PyTorch's Tensor has too (and every `torch.*` and `F.*` function both
+have, with the tensor first), called the same way in both libraries with
 generic arguments (no argument, a dim, dim and keepdim, two dims, a number, another tensor, a
 shape) on float, int, bool and 0-d tensors: where both give a result it must be PyTorch's
 (values, dtype, shape), and where PyTorch gives one, this package must too, except the
@@ -56,6 +57,21 @@ REFUSED = {
     # an integer tensor to a negative integer power (PyTorch truncates 3 ** -5 to 0)
     "pow": "negative int power", "pow_": "negative int power",
 }  # fmt: skip
+# The same for the functions (`torch.einsum(x, [1, 0])`: the sublist form is not taken here).
+REFUSED_FUNCTIONS = {
+    "torch.einsum": "sublists", "torch.norm": "tensor p", "torch.pow": "negative int power",
+    "F.linear": "1-D weight",
+}  # fmt: skip
+# Functions not called: state, randomness, creation from data, and what takes no tensor first.
+FUNCTIONS_NOT_CALLED = set(
+    "manual_seed seed set_default_dtype get_default_dtype set_grad_enabled no_grad enable_grad "
+    "inference_mode compile save load set_num_threads get_num_threads set_rng_state "
+    "get_rng_state set_float32_matmul_precision get_float32_matmul_precision is_grad_enabled "
+    "is_inference_mode_enabled rand randn randint randperm normal multinomial empty empty_like "
+    "rand_like randn_like dropout alpha_dropout feature_alpha_dropout dropout1d dropout2d "
+    "dropout3d device tensor as_tensor from_numpy is_tensor typename "
+    "use_deterministic_algorithms".split()
+)
 
 
 def names() -> list[str]:
@@ -63,14 +79,41 @@ def names() -> list[str]:
     return sorted(n for n in shared if not n.startswith("_") and n not in NOT_CALLED)
 
 
+def functions() -> list[str]:
+    """ "torch.name" and "F.name" for the functions both libraries have."""
+    import torch.nn.functional as torch_F
+
+    found = []
+    for label, theirs, ours in (("torch", torch, ta), ("F", torch_F, ta.nn.functional)):
+        for name in sorted(set(dir(theirs)) & set(dir(ours))):
+            a, b = getattr(theirs, name), getattr(ours, name)
+            plain = callable(a) and callable(b) and not isinstance(a, type)
+            if plain and not isinstance(b, type) and not name.startswith("_"):
+                if name not in FUNCTIONS_NOT_CALLED:
+                    found.append(f"{label}.{name}")
+    return found
+
+
+def function_of(lib, qualified: str):
+    label, name = qualified.split(".")
+    if lib is torch:
+        return getattr(torch if label == "torch" else torch.nn.functional, name)
+    return getattr(ta if label == "torch" else ta.nn.functional, name)
+
+
 def outcome(lib, name: str, kind: str, args: tuple, kwargs: dict):
+    """What `tensor.name(*args, **kwargs)` (or, for "torch.f" / "F.f", `f(tensor, *args)`)
+    gives in `lib`: a summary of the result, or ("error", its class name)."""
     tensor = lib.tensor(INPUTS[kind])
     second = lib.tensor(SECOND if kind == "float" else INPUTS[kind])
     args = [second if a is OTHER else a for a in args]
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            result = getattr(tensor, name)(*args, **kwargs)
+            if "." in name:
+                result = function_of(lib, name)(tensor, *args, **kwargs)
+            else:
+                result = getattr(tensor, name)(*args, **kwargs)
         return summary(result)
     except Exception as err:  # noqa: BLE001  (what each library raises is what is compared)
         return ("error", type(err).__name__)
@@ -111,7 +154,7 @@ def same(a, b) -> bool:
     return a == b
 
 
-@pytest.mark.parametrize("name", names())
+@pytest.mark.parametrize("name", names() + functions())
 def test_the_method_answers_as_pytorchs(name):
     differ, refused = [], []
     for kind in INPUTS:
@@ -120,14 +163,14 @@ def test_the_method_answers_as_pytorchs(name):
             ours = outcome(ta, name, kind, args, kwargs)
             if theirs[0] == "error":
                 continue  # (PyTorch refuses: nothing to match)
-            call = f"{kind} tensor .{name}{args}{kwargs or ''}"
+            call = f"{name}({kind} tensor, *{args}, **{kwargs})"
             if ours[0] == "error":
                 refused.append(f"{call}: PyTorch gives {theirs[:3]}, this package {ours}")
             elif not same(theirs, ours):
                 differ.append(f"{call}:\n  PyTorch {theirs}\n  here    {ours}")
     assert not differ, "\n".join(differ)
-    assert not refused or name in REFUSED, "\n".join(refused)
+    assert not refused or name in REFUSED or name in REFUSED_FUNCTIONS, "\n".join(refused)
 
 
-def test_the_walk_covers_the_methods():
-    assert len(names()) >= 180
+def test_the_walk_covers_the_methods_and_functions():
+    assert len(names()) >= 180 and len(functions()) >= 140

@@ -160,8 +160,16 @@ def stack(tensors: Sequence[Any], dim: int = 0, *, axis: Any = None, out: Any = 
     return ops.Stack.apply(*_same_dtype(pieces), axis=dim if axis is None else axis)
 
 
-def where(condition: Any, a: Any, b: Any) -> Tensor:
-    """`a` where `condition` is True, else `b` (broadcasting); no gradient to `condition`."""
+_NOTHING = object()  # (where(condition) alone: neither value given)
+
+
+def where(condition: Any, a: Any = _NOTHING, b: Any = _NOTHING) -> Any:
+    """`a` where `condition` is True, else `b` (broadcasting); no gradient to `condition`.
+    `where(condition)` alone is `condition.nonzero(as_tuple=True)`, as PyTorch's."""
+    if a is _NOTHING and b is _NOTHING:
+        return as_constant(condition).nonzero(as_tuple=True)
+    if a is _NOTHING or b is _NOTHING:
+        raise TypeError("where(): give the condition alone, or the condition and both values")
     dtype = result_type(a, b)  # (PyTorch's promotion: where(c, 1.0, 0.0) is float32)
     condition = as_constant(condition)
     return ops.Where.apply(condition, as_constant(a, dtype), as_constant(b, dtype))

@@ -19,7 +19,6 @@ from .random import Generator, numpy_generator
 from .state import get_default_dtype
 from .tensor import Tensor
 from .tensor_methods import check_device
-from .tensor_reduce import ValuesIndices
 
 __all__ = [
     "abs", "addmm", "allclose", "amax", "amin", "argmax", "argmin", "argsort", "bmm",
@@ -263,18 +262,12 @@ def log_softmax(input: Any, dim: int) -> Tensor:
     return _input(input, "log_softmax").log_softmax(dim=dim)
 
 
-def sort(input: Any, dim: int = -1, descending: bool = False) -> ValuesIndices:
-    """`(values, indices)` sorted along `dim` (stable); the values are picked at the
-    indices, so each gradient goes back to the element it came from."""
-    input = _input(input, "sort")
-    indices = argsort(input, dim, descending)
-    return ValuesIndices(input.gather(dim, indices), indices)
+def sort(input: Any, dim: int = -1, descending: bool = False, stable: bool = False):
+    return _input(input, "sort").sort(dim, descending, stable)
 
 
-def argsort(input: Any, dim: int = -1, descending: bool = False) -> Tensor:
-    data = _input(input, "argsort")._data
-    order = np.argsort(-data if descending else data, axis=dim, kind="stable")
-    return Tensor(order.astype(np.int64))
+def argsort(input: Any, dim: int = -1, descending: bool = False, stable: bool = False):
+    return _input(input, "argsort").argsort(dim, descending, stable)
 
 
 # ------------------------------------------------------------------------ products

@@ -196,6 +196,8 @@ def hardtanh(
     high = _number("hardtanh", "max_val", max_val)
     if low > high:
         raise ValueError(f"hardtanh(): min_val cannot be greater than max_val, got {low} > {high}")
+    if input._data.dtype.kind in "iu":  # (an integer tensor stays integer, as PyTorch's)
+        low, high = int(low), int(high)
     if inplace:
         return modify(input, "hardtanh_()", lambda t: _hardtanh(t, low, high))
     return _hardtanh(input, low, high)
