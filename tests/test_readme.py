@@ -501,3 +501,11 @@ def test_demo_07s_output_is_what_the_readme_shows(tmp_path):
     bound = re.search(r"07_backward_is_a_graph.py.*gradient to \*\*([\d.e-]+)\*\* of its", table)
     errors = [float(m) for m in re.findall(r"differences\| = ([\d.e+-]+)", done.stdout)]
     assert bound and max(errors) < float(bound.group(1)) * largest
+
+
+def test_the_one_meaning_case_count_is_the_files():
+    from one_meaning_cases import CASES
+
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    stated = re.search(r"`tests/one_meaning_cases.py` holds (\d+) snippets", text).group(1)
+    assert int(stated) == len(CASES)
