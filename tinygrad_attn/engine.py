@@ -50,11 +50,12 @@ def backward_steps(
     `(node, grad_output, returned)` (`Tensor.backward_steps` numbers each and hands it out as a
     `BackwardStep`)."""
     run = start(roots, gradients, create_graph, capture)  # the pass: what waits where (`Pass`)
+    ready, grads, careful = run.ready, run.grads, run.careful
     ran = []  # the nodes that ran: released together once the pass is complete (`finish`)
-    while run.ready:
-        node = heapq.heappop(run.ready)[1]  # largest number left: all its consumers have run
-        grad_out = run.grads.pop(node)
-        if node.watched or run.careful or observers.active:  # see watched_backward
+    while ready:
+        node = heapq.heappop(ready)[1]  # largest number left: all its consumers have run
+        grad_out = grads.pop(node)
+        if node.watched or careful or observers.active:  # see watched_backward
             grad_out, grad_inputs = watched_backward(node, grad_out, run)
         else:  # the op's calculus (one gradient per input), each handed to its input
             grad_inputs = accumulate(node, node.backward(node, grad_out), run)
@@ -87,18 +88,19 @@ def accumulate(node: Function, grad_inputs: Any, run: Pass) -> tuple:
     the heap), or to a leaf's `.grad`. Returns `grad_inputs` as a tuple."""
     if node._checks_fields:  # a user's op
         grad_inputs = check_arity(node, grad_inputs)
+    grads = run.grads
     for parent, grad in compress(zip(node.parents, grad_inputs), node.needs_input_grad):
         if grad.__class__ is not np.ndarray or (grad.shape, grad.dtype) != parent.grad_like:
             grad = fit(grad, parent, node)  # broadcast axes summed out, the input's dtype
             if grad is None:
                 continue
-        if parent in run.grads:  # a node that already has a gradient, or a leaf with hooks
-            run.grads[parent] = run.grads[parent] + grad
+        if parent in grads:  # a node that already has a gradient, or a leaf with hooks
+            grads[parent] = grads[parent] + grad
         elif isinstance(parent, Function):  # its first gradient: it joins the heap
-            run.grads[parent] = grad
+            grads[parent] = grad
             heapq.heappush(run.ready, (-parent.sequence, parent))
         elif parent._hooks or run.capture is not None:  # they see its total, once: `finish`
-            run.grads[parent] = grad
+            grads[parent] = grad
         else:
             add_to_grad(parent, grad)
     return grad_inputs

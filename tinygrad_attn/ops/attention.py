@@ -77,10 +77,9 @@ class ScaledDotProductAttention(Function):
         grad_scores *= weights  # softmax backward, in place on a fresh array
         masked = len(ctx.parents) == 4 and ctx.needs_input_grad[3]
         grad_mask = grad_scores.copy() if masked else None
+        grad_scores *= ctx.scale  # (once, in place, for both: it keeps its dtype)
         grad_q = grad_scores @ k  # (..., L, E)
-        grad_q *= ctx.scale  # (in place: grad_q keeps its dtype)
         grad_k = grad_scores.swapaxes(-1, -2) @ q  # (..., S, E)
-        grad_k *= ctx.scale
         if len(ctx.parents) == 4:
             return grad_q, grad_k, grad_v, grad_mask
         return grad_q, grad_k, grad_v
