@@ -61,12 +61,12 @@ def _count_lines(loss) -> tuple[float, float]:
 
 
 def _loop_start() -> int:
-    """The line of `while run.ready:` in backward_steps (the per-node loop starts there)."""
+    """The line of `while ready:` in backward_steps (the per-node loop starts there)."""
     code = engine.backward_steps.__code__
     import inspect
 
     lines, first = inspect.getsourcelines(code)
-    return first + next(i for i, text in enumerate(lines) if text.strip() == "while run.ready:")
+    return first + next(i for i, text in enumerate(lines) if text.strip() == "while ready:")
 
 
 def test_the_loop_runs_at_most_10_lines_per_node():

@@ -88,19 +88,18 @@ def accumulate(node: Function, grad_inputs: Any, run: Pass) -> tuple:
     the heap), or to a leaf's `.grad`. Returns `grad_inputs` as a tuple."""
     if node._checks_fields:  # a user's op
         grad_inputs = check_arity(node, grad_inputs)
-    grads = run.grads
     for parent, grad in compress(zip(node.parents, grad_inputs), node.needs_input_grad):
         if grad.__class__ is not np.ndarray or (grad.shape, grad.dtype) != parent.grad_like:
             grad = fit(grad, parent, node)  # broadcast axes summed out, the input's dtype
             if grad is None:
                 continue
-        if parent in grads:  # a node that already has a gradient, or a leaf with hooks
-            grads[parent] = grads[parent] + grad
+        if parent in run.grads:  # a node that already has a gradient, or a leaf with hooks
+            run.grads[parent] = run.grads[parent] + grad
         elif isinstance(parent, Function):  # its first gradient: it joins the heap
-            grads[parent] = grad
+            run.grads[parent] = grad
             heapq.heappush(run.ready, (-parent.sequence, parent))
         elif parent._hooks or run.capture is not None:  # they see its total, once: `finish`
-            grads[parent] = grad
+            run.grads[parent] = grad
         else:
             add_to_grad(parent, grad)
     return grad_inputs
