@@ -4,22 +4,25 @@ This file re-exports the public API (shared/API.md) and defines nothing of its o
 its imports does not matter.
 """
 
-from . import (  # noqa: F401  (torch.amp, torch.cuda, torch.backends, torch.onnx: CPU-only)
+from . import (  # noqa: F401  (torch.amp, torch.cuda, torch.distributed, ...: CPU-only)
     amp,
     autograd,
     backends,
     cuda,
+    distributed,
     functional,
     nn,
     onnx,
     optim,
     serialization,
     utils,
+    version,
 )
 from .autograd.gradcheck import GradcheckError, gradcheck
 from .creation import (  # noqa: F401  (PyTorch spellings; ta.tensor: the function, not the module)
     arange,
     as_tensor,
+    bfloat16,
     bool,
     cat,
     concatenate,
@@ -66,8 +69,10 @@ from .function import Function
 from .random import Generator, get_rng_state, set_rng_state  # noqa: F401
 from .runtime import (  # noqa: F401  (torch.compile and the precision switches)
     compile,
+    get_default_device,
     get_float32_matmul_precision,
     get_num_threads,
+    set_default_device,
     set_float32_matmul_precision,
     set_num_threads,
 )
@@ -211,7 +216,7 @@ from .typed import (  # noqa: F401  (torch.FloatTensor, ..., torch.finfo)
     iinfo,
 )
 
-__version__ = "0.1.0"
+__version__ = version.__version__
 
 __all__ = [
     "AnomalyError",

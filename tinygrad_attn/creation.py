@@ -16,6 +16,7 @@ import numpy as np
 
 from . import ops
 from .dtypes import as_constant, result_type
+from .errors import DTypeError
 from .random import Generator, numpy_generator
 from .state import get_default_dtype, get_rng
 from .tensor import Tensor, _check_can_require_grad
@@ -25,6 +26,7 @@ from .tensor_reduce import ValuesIndices
 __all__ = [
     "Size",
     "ValuesIndices",
+    "bfloat16",
     "bool",
     "cat",
     "device",
@@ -62,6 +64,29 @@ uint8 = np.dtype(np.uint8)
 uint16, uint32, uint64 = np.dtype(np.uint16), np.dtype(np.uint32), np.dtype(np.uint64)
 int64 = long = np.dtype(np.int64)
 bool = np.dtype(np.bool_)  # noqa: A001
+
+
+class _MissingDType:
+    """A PyTorch dtype NumPy has no counterpart for. The name exists, so scripts that list the
+    dtypes (`{'float32': torch.float32, 'bfloat16': torch.bfloat16}[args.dtype]`) run; using
+    it as a dtype is a clear error (NumPy reads `.dtype`, which raises)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"torch.{self.name}"
+
+    @property
+    def dtype(self) -> np.dtype:
+        raise DTypeError(
+            f"torch.{self.name}: NumPy has no {self.name}, so tinygrad_attn computes in "
+            "float16, float32 or float64. Use torch.float32 (CPU scripts choose it when "
+            "CUDA is not available)."
+        )
+
+
+bfloat16 = _MissingDType("bfloat16")
 
 
 def from_numpy(array: np.ndarray, requires_grad: bool = False) -> Tensor:

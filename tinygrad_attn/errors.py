@@ -27,6 +27,11 @@ class DeviceError(RuntimeError, ValueError):
     """A device other than the CPU (PyTorch without CUDA: RuntimeError / AssertionError)."""
 
 
+class DistributedError(RuntimeError, ValueError):
+    """A call that needs a process group (PyTorch: RuntimeError / ValueError "Default process
+    group has not been initialized")."""
+
+
 class IntegerDivisionByZero(ZeroDivisionError, RuntimeError):
     """An integer `//` or `%` by zero (PyTorch: RuntimeError "ZeroDivisionError"; NumPy would
     give 0 with a warning)."""

@@ -18,7 +18,19 @@ from typing import Any
 
 import numpy as np
 
+from .tensor_methods import check_device, device
+
 _precision = "highest"
+
+
+def get_default_device() -> device:
+    """`torch.get_default_device()`: the CPU, the only device here."""
+    return device("cpu")
+
+
+def set_default_device(device: Any) -> None:  # noqa: F811  (PyTorch's argument name)
+    """`torch.set_default_device("cpu")` is accepted; any other device is a clear error."""
+    check_device(device)
 
 
 def compile(model: Any = None, **options: Any) -> Any:  # noqa: A001  (PyTorch's name)

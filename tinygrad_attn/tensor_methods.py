@@ -347,9 +347,12 @@ class TensorMethods:
     def pin_memory(self) -> Any:
         return self
 
-    def to(self, *args: Any, dtype: Any = None, device: Any = None, copy: bool = False) -> Any:
+    def to(
+        self, *args: Any, dtype: Any = None, device: Any = None, copy: bool = False,
+        non_blocking: bool = False, memory_format: Any = None,
+    ) -> Any:  # fmt: skip
         """`to(dtype)`, `to("cpu")`, `to(other_tensor)`: a cast when the dtype changes, else
-        self (a copy with `copy=True`)."""
+        self (a copy with `copy=True`); `non_blocking` changes nothing on the CPU."""
         for arg in args:
             if isinstance(arg, TensorMethods):
                 dtype = arg.dtype

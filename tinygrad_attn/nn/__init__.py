@@ -7,6 +7,7 @@ assigned (`blocks.0.attn.q_proj.weight`), so graphs and error messages say which
 from . import (
     functional,  # `import torch.nn.functional as F` carries over (issue 27)
     init,
+    parallel,  # noqa: F401  (`from torch.nn.parallel import DistributedDataParallel`)
     utils,
 )
 from .activation import GELU, Dropout, ReLU
@@ -25,6 +26,7 @@ from .loss import (
 )
 from .module import IncompatibleKeys, Module, functional_call
 from .norm import LayerNorm, RMSNorm
+from .parallel import DataParallel
 from .parameter import Buffer, Parameter
 from .pointwise import (
     ELU,
@@ -50,6 +52,7 @@ from .torch_transformer import (
 from .transformer import TransformerBlock
 
 __all__ = [
+    "DataParallel",
     "BCELoss",
     "Buffer",
     "BCEWithLogitsLoss",

@@ -58,6 +58,8 @@ def _dtype_arg(value: Any) -> np.dtype | None:
         return None
     try:
         return np.dtype(value)
+    except DTypeError:  # (torch.bfloat16: a dtype NumPy lacks, said clearly)
+        raise
     except TypeError:
         return None
 

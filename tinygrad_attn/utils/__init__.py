@@ -1,6 +1,7 @@
 """PyTorch's `torch.utils` as far as this package has it: `utils.data` (datasets, samplers,
-`DataLoader`). Re-exports only; nothing here touches the autograd core."""
+`DataLoader`) and `utils.checkpoint`. Re-exports only; nothing here touches the autograd
+core."""
 
-from . import data
+from . import checkpoint, data
 
-__all__ = ["data"]
+__all__ = ["checkpoint", "data"]
