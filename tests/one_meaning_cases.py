@@ -455,6 +455,13 @@ CASES: dict[str, str] = {
     ),
     "torch_where_condition_only": "out = list(torch.where(x > 0))",
     "hardtanh_int": "out = torch.nn.functional.hardtanh(xi)",
+    "softmax_method_without_dim": "out = x.softmax()",
+    "log_softmax_method_without_dim": "out = x.log_softmax()",
+    "flip_without_dims": "out = x.flip()",
+    "cumsum_without_dim": "out = x.cumsum()",
+    "numpy_forms_through_numpy": (
+        "out = [x.flip(0, 1), x.flatten().cumsum(0), x.softmax(-1), x.transpose(0, 1)]"
+    ),
     "torch_view_shares": (
         "v = torch.select(x, 0, 0); v[0] = 100.0; w = torch.diagonal(x); out = [x, w]"
     ),

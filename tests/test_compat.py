@@ -396,3 +396,23 @@ def test_set_num_threads_sets_numpys_openblas_thread_count():
     assert ta.get_num_threads() == before
     with pytest.raises(RuntimeError, match="positive integer"):
         ta.set_num_threads(0)
+
+
+def test_numpys_forms_are_reached_through_numpys_functions():
+    """`t.flip()`, `t.cumsum()` and `t.softmax()` need their dims, as PyTorch's; NumPy's
+    all-dims and flattened forms are NumPy's own functions called on the tensor."""
+    a = np.arange(6.0).reshape(2, 3)
+    t = ta.tensor(a, requires_grad=True)
+    needs_dims = {t.flip: r"flip\(\) needs dims", t.cumsum: r"cumsum\(\) needs dim",
+                  t.softmax: r"softmax\(\) needs dim", t.log_softmax: "needs dim"}  # fmt: skip
+    for call, needs in needs_dims.items():
+        with pytest.raises(TypeError, match=needs):
+            call()
+    np.testing.assert_array_equal(np.flip(t).numpy(), np.flip(a))
+    np.testing.assert_array_equal(np.cumsum(t).numpy(), np.cumsum(a))
+    np.testing.assert_array_equal(np.transpose(t).numpy(), a.T)
+
+    def through_numpy(u):  # recorded ops, so exact gradients
+        return (np.flip(u) * np.cumsum(u).reshape(2, 3) + np.transpose(u).sum(1)).sum()
+
+    assert ta.autograd.gradcheck(through_numpy, (t,))

@@ -18,7 +18,7 @@ def test_label_names_shape_and_dtype():
 def test_origin_has_one_wording_per_kind_of_leaf():
     w = ta.Tensor(np.ones(2), requires_grad=True)
     x = ta.Tensor(np.ones(2))
-    y = (w * x).softmax()
+    y = (w * x).softmax(-1)
     assert fmt.origin(y, True) == "made by Softmax"
     assert fmt.origin(w, True) == fmt.LEAF_WITH_GRAD == "parameter: a leaf that requires grad"
     assert fmt.origin(x, False) == fmt.LEAF_WITHOUT_GRAD

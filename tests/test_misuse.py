@@ -121,7 +121,7 @@ def test_float_functions_of_integer_tensors_give_the_default_float_dtype():
         "log_softmax": [-1.3132616, -0.31326166],
     }
     for name, values in expected.items():
-        out = getattr(ints, name)()
+        out = getattr(ints, name)(*((-1,) if "softmax" in name else ()))
         assert out.dtype == np.float32, name
         np.testing.assert_allclose(out.numpy(), values, rtol=1e-6, err_msg=name)
     for fn in (F.softmax, F.log_softmax):

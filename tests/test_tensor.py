@@ -89,7 +89,7 @@ def test_comparisons_give_bool_tensors_without_grad():
 def test_float32_stays_float32_through_forward_and_backward():
     x = Tensor(np.ones((2, 3), np.float32), requires_grad=True)
     w = Tensor(np.ones((3, 4), np.float32), requires_grad=True)
-    y = (x @ w).softmax().log().sum()
+    y = (x @ w).softmax(-1).log().sum()
     assert y.dtype == np.float32
     y.backward()
     assert x.grad.dtype == np.float32 and w.grad.dtype == np.float32

@@ -404,7 +404,7 @@ def nested_model(rng):
         observers.scope[-1] = "attn.key"
         k = x @ wk
         observers.pop_scope()
-        scores = (q @ k.T).softmax()  # (3, 3), made in "attn" itself
+        scores = (q @ k.T).softmax(-1)  # (3, 3), made in "attn" itself
     finally:
         observers.pop_scope()
     observers.push_scope("mlp")

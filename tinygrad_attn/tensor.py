@@ -314,9 +314,11 @@ class Tensor(InPlaceMixin, InteropMixin, TensorMethods, ShapeMethods, ReduceMeth
             shape = tuple(shape[0])
         return ops.Reshape.apply(self, shape=shape)
 
-    def transpose(self, *axes: Any) -> Tensor:
-        """No argument: reverse the axes. Two ints: swap them (PyTorch). A tuple or 3+ ints: a
-        permutation (NumPy)."""
+    def transpose(self, *axes: Any, dim0: Any = None, dim1: Any = None) -> Tensor:
+        """Two ints (or `dim0=`, `dim1=`): swap them (PyTorch). No argument: reverse the axes; a
+        tuple or 3+ ints: a permutation (NumPy's forms, which PyTorch refuses: an op's backward
+        written for ndarrays runs on Tensors too, under create_graph)."""
+        axes += tuple(d for d in (dim0, dim1) if d is not None)
         if len(axes) == 2 and all(isinstance(a, (int, np.integer)) for a in axes):
             return self.swapaxes(axes[0], axes[1])
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
@@ -346,12 +348,14 @@ class Tensor(InPlaceMixin, InteropMixin, TensorMethods, ShapeMethods, ReduceMeth
 
     def softmax(self, axis: Any = None, *, dim: Any = None) -> Tensor:
         axis, _ = resolve_axis("softmax", axis, None, dim)
+        _needs_dim("softmax", axis)
         if isinstance(axis, (tuple, list)):
             return softmax_over_axes(self, axis, log=False)
         return ops.Softmax.apply(self, axis=-1 if axis is None else axis)
 
     def log_softmax(self, axis: Any = None, *, dim: Any = None) -> Tensor:
         axis, _ = resolve_axis("log_softmax", axis, None, dim)
+        _needs_dim("log_softmax", axis)
         if isinstance(axis, (tuple, list)):
             return softmax_over_axes(self, axis, log=True)
         return ops.LogSoftmax.apply(self, axis=-1 if axis is None else axis)
@@ -362,6 +366,15 @@ class Tensor(InPlaceMixin, InteropMixin, TensorMethods, ShapeMethods, ReduceMeth
         if isinstance(value, Tensor):
             return ops.MaskedFill.apply(self, as_constant(mask), value)
         return ops.MaskedFill.apply(self, as_constant(mask), value=value)
+
+
+def _needs_dim(op: str, dim: Any) -> None:
+    """PyTorch's `t.softmax()` has no default dim: a TypeError that says which to pass."""
+    if dim is None:
+        raise TypeError(
+            f"{op}() needs dim, as PyTorch's Tensor.{op}: {op}(dim=-1) for the last dim. "
+            f"(F.{op}(x) without dim picks PyTorch's implicit dim, with its warning.)"
+        )
 
 
 def _plain_index(index: Any) -> Any:

@@ -43,7 +43,7 @@ class InteropMixin:
     @property
     def T(self) -> Any:
         """All axes reversed, as NumPy's `.T`."""
-        return self.transpose()
+        return ops.Transpose.apply(self, axes=None)
 
     def numpy(self) -> np.ndarray:
         """The underlying array (not a copy)."""

@@ -268,12 +268,15 @@ class ReduceMethods:
         return ops.Prod.apply(source, axis=dims, keepdims=keepdim)
 
     def cumsum(self, dim: Any = None, *, axis: Any = None, dtype: Any = None) -> Any:
-        """Running sum along `dim` (PyTorch needs the dim; without one, the flattened tensor,
-        as NumPy)."""
+        """Running sum along `dim`, which PyTorch requires (NumPy's running sum of the
+        flattened tensor is `np.cumsum(t)`)."""
         dim, _ = resolve_axis("cumsum", axis, None, dim)
-        source = self if dtype is None else self.to(dtype)
         if dim is None:
-            return ops.Cumsum.apply(source.reshape(-1), axis=0)
+            raise TypeError(
+                "cumsum() needs dim, as PyTorch's: cumsum(dim=-1). NumPy's running sum of the "
+                "flattened tensor is np.cumsum(t), or t.flatten().cumsum(0)."
+            )
+        source = self if dtype is None else self.to(dtype)
         axis = check_dim("cumsum", dim, self._data.ndim)
         if self._data.ndim == 0:  # (a 0-d tensor's running sum is itself, still 0-d)
             return ops.Cumsum.apply(source.reshape(1), axis=0).reshape(())

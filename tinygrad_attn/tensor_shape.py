@@ -99,7 +99,7 @@ class ShapeMethods:
             raise ShapeError(
                 f"t(): expects a tensor with <= 2 dims, got shape {self.shape}; use mT"
             )
-        return self.transpose()
+        return ops.Transpose.apply(self, axes=None)
 
     @property
     def mT(self) -> Any:  # noqa: N802
@@ -233,12 +233,17 @@ class ShapeMethods:
         return ops.BroadcastTo.apply(self, shape=_expanded_shape(self, "broadcast_to", shape))
 
     def flip(self, *dims: Any) -> Any:
-        """Reverse the order along the given dims (a copy, as PyTorch; all dims when none are
-        given)."""
+        """Reverse the order along the given dims (a copy, as PyTorch's; `flip(())` flips
+        nothing; NumPy's `flip` of every dim is `np.flip(t)`)."""
         if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
             dims = tuple(dims[0])
+        elif not dims:
+            raise TypeError(
+                "flip() needs dims, as PyTorch's: flip(0), flip(0, 1). To flip every dim use "
+                "np.flip(t) or t.flip(tuple(range(t.ndim)))."
+            )
         checked = tuple(check_dim("flip", d, self._data.ndim) for d in dims)
-        return ops.Flip.apply(self, axes=checked if dims else None)
+        return ops.Flip.apply(self, axes=checked)
 
     def fliplr(self) -> Any:
         return self.flip(1)

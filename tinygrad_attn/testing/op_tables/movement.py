@@ -45,7 +45,7 @@ def _reshape(x: Tensor, shape: tuple) -> Tensor:
 
 
 def _transpose(x: Tensor, axes: tuple | None = None) -> Tensor:
-    return x.transpose() if axes is None else x.transpose(tuple(axes))
+    return x.T if axes is None else x.permute(tuple(axes))
 
 
 def _getitem(x: Tensor, index: Any) -> Tensor:

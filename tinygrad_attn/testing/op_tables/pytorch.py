@@ -303,7 +303,7 @@ register(
 
 
 def _flip(x: Tensor, axes) -> Tensor:
-    return x.flip(axes) if axes is not None else x.flip()
+    return x.flip(axes) if axes is not None else np.flip(x)
 
 
 def _np_flip(x: np.ndarray, axes) -> np.ndarray:
