@@ -462,6 +462,46 @@ CASES: dict[str, str] = {
     "numpy_forms_through_numpy": (
         "out = [x.flip(0, 1), x.flatten().cumsum(0), x.softmax(-1), x.transpose(0, 1)]"
     ),
+    # -------------------------------------- more activations and losses, with gradients
+    "F_more_activations_grad": (
+        "F = torch.nn.functional; "
+        "y = [F.selu(xd), F.celu(xd, 0.7), F.celu(xd, -1.5), F.mish(xd), F.relu6(xd), "
+        "F.hardsigmoid(xd), F.hardswish(xd), F.logsigmoid(xd), F.softsign(xd), "
+        "F.tanhshrink(xd), F.threshold(xd, 0.5, -2.0), F.softmin(xd, 1), F.glu(xd, 0)]; "
+        "sum(v.sum() * (i + 1) for i, v in enumerate(y)).backward(); out = [*y, xd.grad]"
+    ),
+    "F_hard_kinks_grad": (
+        "F = torch.nn.functional; "
+        "z = torch.tensor([-3.0, 3.0, 0.0, 6.0, -4.0, 4.0], dtype=torch.float64, "
+        "requires_grad=True); "
+        "y = [F.hardswish(z), F.hardsigmoid(z), F.relu6(z), F.threshold(z, 3.0, 1.0)]; "
+        "sum(v.sum() * (i + 1) for i, v in enumerate(y)).backward(); out = [*y, z.grad]"
+    ),
+    "F_kl_div": (
+        "F = torch.nn.functional; "
+        "p = torch.tensor([[0.2, 0.0, 0.8], [0.5, 0.25, 0.25]], dtype=torch.float64); "
+        "q = xd.log_softmax(1); "
+        "ls = [F.kl_div(q, p, reduction=r) for r in ('batchmean', 'sum', 'none', 'mean')]; "
+        "ls.append(F.kl_div(q, (p + 0.1).log(), reduction='sum', log_target=True)); "
+        "sum(l.sum() for l in ls).backward(); out = [*ls, xd.grad]"
+    ),
+    "F_huber_pairwise": (
+        "F = torch.nn.functional; t = torch.zeros(2, 3, dtype=torch.float64); "
+        "w = torch.tensor([[1.0, 2.0, 3.0], [0.5, 0.0, 2.0]], dtype=torch.float64); "
+        "ls = [F.huber_loss(xd, t), F.huber_loss(xd, t, delta=2.5, reduction='sum'), "
+        "F.huber_loss(xd, t, weight=w), F.pairwise_distance(xd, t), "
+        "F.pairwise_distance(xd, t, p=1.0, keepdim=True)]; "
+        "sum(l.sum() for l in ls).backward(); out = [*ls, xd.grad]"
+    ),
+    "huber_weight_shape": "out = torch.nn.functional.huber_loss(x, x * 0, weight=x[0])",
+    "nn_more_layers": (
+        "nn = torch.nn; m = [nn.ReLU6(), nn.Hardsigmoid(inplace=True), nn.Hardswish(), "
+        "nn.SELU(), nn.Mish(), nn.CELU(0.5), nn.LogSigmoid(), nn.Softsign(), nn.Tanhshrink(), "
+        "nn.Threshold(0.1, 20.0), nn.GLU(), nn.Softmin(dim=1), nn.Unflatten(1, (3, 1)), "
+        "nn.HuberLoss(delta=0.5), nn.KLDivLoss(reduction='batchmean'), nn.PairwiseDistance(), "
+        "nn.CosineSimilarity()]; "
+        "out = [repr(l) for l in m] + [m[12](x), m[13](x, x * 0), m[15](x, x * 0), m[16](x, x)]"
+    ),
     "torch_view_shares": (
         "v = torch.select(x, 0, 0); v[0] = 100.0; w = torch.diagonal(x); out = [x, w]"
     ),

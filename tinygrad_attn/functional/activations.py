@@ -1,7 +1,11 @@
-"""Activation functions, as `torch.nn.functional`'s: softmax and log_softmax, relu, gelu (one
-fused node, `gelu_composed` its steps), sigmoid, tanh, leaky_relu, elu, softplus, silu, hardtanh.
+"""Activation functions, as `torch.nn.functional`'s: softmax, log_softmax and softmin, relu,
+gelu (one fused node, `gelu_composed` its steps), sigmoid, tanh, leaky_relu, elu, selu, celu,
+softplus, silu, mish, hardtanh, relu6, hardsigmoid, hardswish, logsigmoid, softsign,
+tanhshrink, threshold, glu.
 
-Each checks its arguments and calls one Tensor method or op; none has backward code of its own.
+Each checks its arguments and calls Tensor methods or ops; none has backward code of its own.
+At a kink the branch whose gradient PyTorch takes is chosen (hardswish, hardsigmoid and relu6
+take the outer branch at their corners; threshold's value where x equals it).
 """
 
 from __future__ import annotations
@@ -208,3 +212,122 @@ def _hardtanh(x: Tensor, low: float, high: float) -> Tensor:
     the bounds (clamp's gradient is 1 at the bounds)."""
     inside = (x._data > low) & (x._data < high)
     return where(inside, x, x.detach().clamp(low, high))
+
+
+def softmin(input: Tensor, dim: Any = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    """softmax(-x) along `dim` (PyTorch's implicit dim, with its warning, when none is given)."""
+    input, dim = _softmax_args("softmin", input, dim, None, dtype)
+    return (-input).softmax(dim)
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """scale * elu(x, alpha) with PyTorch's self-normalising constants."""
+    input = _tensor(input, "selu")
+    if inplace:
+        return modify(input, "selu_()", lambda t: _SELU_SCALE * t.elu(_SELU_ALPHA))
+    return _SELU_SCALE * input.elu(_SELU_ALPHA)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """x where x > 0, else alpha (exp(x / alpha) - 1), as PyTorch's (an elu whose input is
+    scaled by 1 / alpha; so for a negative alpha too)."""
+    input = _tensor(input, "celu")
+    alpha = _number("celu", "alpha", alpha)
+    if alpha == 0:
+        raise ValueError("celu(): alpha cannot be 0 (it divides x)")
+
+    def curve(x: Tensor) -> Tensor:  # (exp of x <= 0 only: no inf in the branch not taken)
+        return where(x._data > 0, x, alpha * ((x.clamp(max=0) / alpha).exp() - 1))
+
+    return modify(input, "celu_()", curve) if inplace else curve(input)
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """x * tanh(softplus(x))."""
+    input = _tensor(input, "mish")
+    if inplace:
+        return modify(input, "mish_()", lambda t: t * t.softplus(1.0, 20.0).tanh())
+    return input * input.softplus(1.0, 20.0).tanh()
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """min(max(x, 0), 6): hardtanh(x, 0, 6), with its gradient (1 strictly inside)."""
+    return hardtanh(_tensor(input, "relu6"), 0.0, 6.0, inplace)
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """0 for x <= -3, 1 for x >= 3, x / 6 + 1/2 between (gradient 1/6 strictly inside)."""
+    input = _tensor(input, "hardsigmoid")
+    _check_float(input, "hardsigmoid")
+
+    def hard(x: Tensor) -> Tensor:
+        ramp = x / 6 + 0.5
+        return where(x._data <= -3, 0.0, where(x._data >= 3, 1.0, ramp))
+
+    return modify(input, "hardsigmoid_()", hard) if inplace else hard(input)
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """0 for x <= -3, x for x >= 3, x (x + 3) / 6 between (gradient (2x + 3) / 6 strictly
+    inside; 0 at -3 and 1 at 3, as PyTorch's)."""
+    input = _tensor(input, "hardswish")
+    _check_float(input, "hardswish")
+
+    def hard(x: Tensor) -> Tensor:
+        middle = x * (x + 3) / 6
+        return where(x._data <= -3, 0.0, where(x._data >= 3, x, middle))
+
+    return modify(input, "hardswish_()", hard) if inplace else hard(input)
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    """log(sigmoid(x)) = -softplus(-x), computed without overflow."""
+    input = _tensor(input, "logsigmoid")
+    _check_float(input, "logsigmoid")
+    return -((-input).softplus(1.0, 20.0))
+
+
+def softsign(input: Tensor) -> Tensor:
+    """x / (1 + |x|)."""
+    input = _tensor(input, "softsign")
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """x - tanh(x)."""
+    input = _tensor(input, "tanhshrink")
+    return input - input.tanh()
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """x where x > threshold, else value (gradient 1 where x > threshold, else 0)."""
+    input = _tensor(input, "threshold")
+    limit = _number("threshold", "threshold", threshold)
+    value = _number("threshold", "value", value)
+    if input._data.dtype.kind in "iu":  # (the value takes the tensor's dtype, as PyTorch's)
+        value = int(value)
+
+    def cut(x: Tensor) -> Tensor:
+        return where(x._data > limit, x, value)
+
+    return modify(input, "threshold_()", cut) if inplace else cut(input)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """a * sigmoid(b), where a and b are the two halves of `input` along `dim`."""
+    input = _tensor(input, "glu")
+    dim = _int_dim("glu", dim)
+    if input.ndim == 0:
+        raise ValueError("glu(): does not take a 0-d tensor (it halves a dim)")
+    size = input.shape[dim]
+    if size % 2:
+        raise ValueError(
+            f"glu(): halving dimension must be even, but dimension {dim} is size {size} "
+            f"(shape {input.shape})"
+        )
+    a, b = input.chunk(2, dim)
+    return a * b.sigmoid()

@@ -134,6 +134,61 @@ def smooth_l1_loss(
     return _reduce(loss, reduction, "smooth_l1_loss")
 
 
+def huber_loss(
+    input: Tensor, target: Any, reduction: str = "mean", delta: float = 1.0, weight: Any = None
+) -> Tensor:
+    """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta): delta times the smooth L1
+    loss with beta = delta. A `weight` multiplies each element's loss before the reduction
+    ("mean" divides by the count, as PyTorch's)."""
+    input, target = _pair("huber_loss", input, target, broadcast=True)
+    if delta <= 0:
+        raise ValueError(f"huber_loss: delta must be positive, got {delta}")
+    size = (input - target).abs()
+    loss = where(size._data < delta, 0.5 * size * size, delta * (size - 0.5 * delta))
+    if weight is not None:
+        weight = weight if isinstance(weight, Tensor) else Tensor(np.asarray(weight))
+        if weight.shape != input.shape:
+            raise ShapeError(
+                f"huber_loss: weight has shape {weight.shape}; weights and input must have the "
+                f"same size {input.shape} (one weight per element)"
+            )
+        loss = loss * weight
+    return _reduce(loss, reduction, "huber_loss")
+
+
+def kl_div(
+    input: Tensor,
+    target: Any,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    log_target: bool = False,
+) -> Tensor:
+    """The Kullback-Leibler divergence of `target` from the distribution whose log-probabilities
+    are `input`: target (log target - input), 0 where target is 0 (`log_target=True`: the target
+    is given as log-probabilities). "batchmean" divides the sum by the batch size, which is the
+    divergence; "mean" divides by the element count, as PyTorch's (with its warning)."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    input, target = _pair("kl_div", input, target, broadcast=True)
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        logs = where(target._data == 0, 1.0, target).log()  # (0 log 0 = 0, as PyTorch's xlogy)
+        loss = target * logs - target * input
+    if reduction == "batchmean":
+        return loss.sum() / (input.shape[0] if input.ndim else 1)
+    if reduction == "mean":
+        warnings.warn(
+            "reduction: 'mean' divides the total loss by both the batch size and the support "
+            "size.'batchmean' divides only by the batch size, and aligns with the KL div math "
+            "definition.'mean' will be changed to behave the same as 'batchmean' in the next "
+            "major release.",
+            UserWarning,
+            stacklevel=2,
+        )
+    return _reduce(loss, reduction, "kl_div")
+
+
 def binary_cross_entropy(
     input: Tensor,
     target: Any,

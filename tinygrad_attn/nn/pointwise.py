@@ -1,5 +1,7 @@
-"""More parameter-free layers under PyTorch's names: SiLU, LeakyReLU, ELU, Softplus, Hardtanh,
-Tanh, Sigmoid, Softmax, LogSoftmax, Flatten, Identity. Each calls the `F` function (or Tensor
+"""More parameter-free layers under PyTorch's names: SiLU, LeakyReLU, ELU, SELU, CELU, Mish,
+Softplus, Hardtanh, ReLU6, Hardsigmoid, Hardswish, LogSigmoid, Softsign, Tanhshrink, Threshold,
+GLU, Tanh, Sigmoid, Softmax, Softmin, LogSoftmax, Flatten, Unflatten, Identity,
+PairwiseDistance, CosineSimilarity. Each calls the `F` function (or Tensor
 method) of the same name with its options; `inplace=True` writes into the input, as PyTorch's.
 No maths here.
 """
@@ -144,3 +146,144 @@ class LogSoftmax(Module):
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
+
+
+class _Activation(Module):
+    """A layer that calls `F.<name>(x, inplace=...)`: the function is the class's `function`."""
+
+    function: Any = None
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, x: Tensor) -> Tensor:
+        return type(self).function(x, inplace=self.inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class ReLU6(_Activation):
+    function = staticmethod(F.relu6)
+
+
+class Hardsigmoid(_Activation):
+    function = staticmethod(F.hardsigmoid)
+
+    def extra_repr(self) -> str:  # (PyTorch's shows no inplace here)
+        return ""
+
+
+class Hardswish(_Activation):
+    function = staticmethod(F.hardswish)
+
+    def extra_repr(self) -> str:
+        return ""
+
+
+class SELU(_Activation):
+    function = staticmethod(F.selu)
+
+
+class Mish(_Activation):
+    function = staticmethod(F.mish)
+
+
+class CELU(Module):
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.celu(x, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class LogSigmoid(Module):
+    def forward(self, x: Tensor) -> Tensor:
+        return F.logsigmoid(x)
+
+
+class Softsign(Module):
+    def forward(self, x: Tensor) -> Tensor:
+        return F.softsign(x)
+
+
+class Tanhshrink(Module):
+    def forward(self, x: Tensor) -> Tensor:
+        return F.tanhshrink(x)
+
+
+class Threshold(Module):
+    def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
+        super().__init__()
+        self.threshold, self.value, self.inplace = threshold, value, inplace
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.threshold(x, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"threshold={self.threshold}, value={self.value}" + (
+            ", inplace=True" if self.inplace else ""
+        )
+
+
+class GLU(Module):
+    def __init__(self, dim: int = -1) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.glu(x, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Softmin(Module):
+    """`F.softmin(x, dim)`; with no dim, as `Softmax`."""
+
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.softmin(x, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Unflatten(Module):
+    """Split dim `dim` into `unflattened_size` (Flatten's inverse)."""
+
+    def __init__(self, dim: int, unflattened_size: Any) -> None:
+        super().__init__()
+        self.dim, self.unflattened_size = dim, tuple(unflattened_size)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return x.unflatten(self.dim, self.unflattened_size)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+
+
+class PairwiseDistance(Module):
+    def __init__(self, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> None:
+        super().__init__()
+        self.norm, self.eps, self.keepdim = p, eps, keepdim
+
+    def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
+        return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
+
+
+class CosineSimilarity(Module):
+    def __init__(self, dim: int = 1, eps: float = 1e-8) -> None:
+        super().__init__()
+        self.dim, self.eps = dim, eps
+
+    def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
+        return F.cosine_similarity(x1, x2, self.dim, self.eps)

@@ -39,7 +39,7 @@ from ..opspec import (
     specs,
 )
 from . import elementwise, reduce, movement, matmul, softmax, attention, layers, functional, nn
-from . import pytorch, torch_functions, writes
+from . import activations, pytorch, torch_functions, writes
 
 FAMILIES = (
     elementwise,
@@ -50,6 +50,7 @@ FAMILIES = (
     attention,
     layers,
     functional,
+    activations,
     nn,
     pytorch,
     torch_functions,
