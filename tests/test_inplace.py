@@ -403,3 +403,24 @@ def test_the_in_place_forms_of_functions_record_or_refuse_as_pytorch():
         Tensor(np.array([1, 2])).exp_()
     np.testing.assert_array_equal(w.numpy(), [-1.0, 2.0])
     np.testing.assert_array_equal(plain.numpy(), [-1.0, 2.0])
+
+
+@pytest.mark.parametrize(
+    "name", ["selu", "celu", "mish", "relu6", "hardsigmoid", "hardswish", "threshold", "elu"]
+)
+def test_an_activation_of_several_ops_in_place_keeps_its_gradient(name):
+    """`F.selu(h, inplace=True)` computes with several ops (scale * elu(h)); each that saved h's
+    memory gets its own copy before the write, so backward is the out-of-place gradient (it
+    was a 'modified by an inplace operation' error for the ops before the last)."""
+    from tinygrad_attn.nn import functional as F
+
+    fn = getattr(F, name)
+    call = (lambda t, inplace: fn(t, 0.1, -1.0, inplace)) if name == "threshold" else fn
+    x = Tensor([-4.0, -1.0, 0.5, 4.0], dtype=np.float64, requires_grad=True)
+    h = x * 1.0
+    assert call(h, inplace=True) is h
+    (h * Tensor([1.0, 2.0, 3.0, 4.0], dtype=np.float64)).sum().backward()
+    in_place = x.grad.numpy().copy()
+    x.grad = None
+    (call(x * 1.0, inplace=False) * Tensor([1.0, 2.0, 3.0, 4.0], dtype=np.float64)).sum().backward()
+    np.testing.assert_array_equal(in_place, x.grad.numpy())

@@ -155,10 +155,11 @@ def modify(t: Any, op: str, compute: Callable[[Any], Any], value: Any = None) ->
         return t
     root = t._base if t._base is not None and t._view_chain is not None else None
     _check_recordable(t, op, t if root is None else root)
+    since = next(versions.sequence)  # (the nodes `compute` makes are numbered after this)
     new = compute(t)
     _fits(op, t, new._data)
-    if new.grad_fn is not None:  # what it saved of t's memory must outlive the write below
-        _separate_saved(new.grad_fn, t._data)
+    if new.grad_fn is not None:  # what they saved of t's memory must outlive the write below
+        _separate_saved(new.grad_fn, t._data, since)
     if root is None:
         _store(t, op, new._data)
         _take_over(t, new.grad_fn, op)
@@ -229,16 +230,24 @@ def _store(t: Any, op: str, values: np.ndarray) -> None:
     versions.bump(t._data)
 
 
-def _separate_saved(node: Any, memory: np.ndarray) -> None:
-    """The new node may have saved `memory` itself (Mul saves its inputs): give it a copy, since
-    the write that follows changes that memory after the node was made."""
+def _separate_saved(node: Any, memory: np.ndarray, since: int) -> None:
+    """The nodes that computed the new value (`node` and those before it numbered after `since`)
+    may have saved `memory` itself (Mul saves its inputs; selu's Elu its input): give them a
+    copy, since the write that follows changes that memory after they were made."""
     base = versions.owner(memory)
-    saved = node._saved
-    if saved and any(isinstance(a, np.ndarray) and versions.owner(a) is base for a in saved):
-        node._saved = tuple(
-            a.copy() if isinstance(a, np.ndarray) and versions.owner(a) is base else a
-            for a in saved
-        )
+    todo, seen = [node], set()
+    while todo:
+        node = todo.pop()
+        if getattr(node, "sequence", 0) <= since or id(node) in seen:
+            continue  # (a leaf, or a node made before the change: not this computation's)
+        seen.add(id(node))
+        todo.extend(node.parents)
+        saved = node._saved
+        if saved and any(isinstance(a, np.ndarray) and versions.owner(a) is base for a in saved):
+            node._saved = tuple(
+                a.copy() if isinstance(a, np.ndarray) and versions.owner(a) is base else a
+                for a in saved
+            )
 
 
 def _no_output() -> None:
