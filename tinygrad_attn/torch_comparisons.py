@@ -8,19 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from .functional import _tensor
 from .tensor import Tensor
+from .torch_functions import _input
 
 __all__ = [
     "all", "any", "bitwise_and", "count_nonzero", "eq", "ge", "gt", "isclose", "le",
     "logical_and", "logical_not", "logical_or", "logical_xor", "lt", "masked_select", "ne",
     "nonzero",
 ]  # fmt: skip
-
-
-def _input(x: Any, fn: str) -> Tensor:
-    """`x` as a Tensor (an ndarray as a constant), as `F`'s functions take it; else a TypeError."""
-    return _tensor(x, f"torch.{fn}")
 
 
 def eq(input: Any, other: Any) -> Tensor:

@@ -8,18 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from .functional import _tensor
 from .tensor import Tensor
+from .torch_functions import _input
 
 __all__ = [
     "broadcast_to", "diagonal", "index_select", "movedim", "narrow", "repeat_interleave",
     "roll", "scatter", "select", "swapaxes", "unbind",
 ]  # fmt: skip
-
-
-def _input(x: Any, fn: str) -> Tensor:
-    """`x` as a Tensor (an ndarray as a constant), as `F`'s functions take it; else a TypeError."""
-    return _tensor(x, f"torch.{fn}")
 
 
 def roll(input: Any, shifts: Any, dims: Any = None) -> Tensor:
