@@ -502,6 +502,14 @@ CASES: dict[str, str] = {
         "nn.CosineSimilarity()]; "
         "out = [repr(l) for l in m] + [m[12](x), m[13](x, x * 0), m[15](x, x * 0), m[16](x, x)]"
     ),
+    "linalg_norms_grad": (
+        "L = torch.linalg; ys = [L.vector_norm(xd), L.vector_norm(xd, 3, dim=1), "
+        "L.vector_norm(xd, float('inf'), dim=0, keepdim=True), L.matrix_norm(xd), "
+        "L.matrix_norm(xd, 1), L.matrix_norm(xd, -float('inf')), L.matrix_norm(xd, 1, "
+        "keepdim=True), L.norm(xd), L.norm(xd, dim=1), L.norm(xd, 'fro'), L.norm(xd[0], 1)]; "
+        "sum(y.sum() for y in ys).backward(); out = [*ys, xd.grad]"
+    ),
+    "linalg_norm_int": "out = torch.linalg.vector_norm(xi)",
     "torch_view_shares": (
         "v = torch.select(x, 0, 0); v[0] = 100.0; w = torch.diagonal(x); out = [x, w]"
     ),

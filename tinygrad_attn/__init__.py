@@ -11,6 +11,7 @@ from . import (  # noqa: F401  (torch.amp, torch.cuda, torch.distributed, ...: C
     cuda,
     distributed,
     functional,
+    linalg,
     nn,
     onnx,
     optim,
