@@ -174,3 +174,61 @@ def test_the_method_answers_as_pytorchs(name):
 
 def test_the_walk_covers_the_methods_and_functions():
     assert len(names()) >= 180 and len(functions()) >= 140
+
+
+# ------------------------------------------------------------------ every nn layer both have
+# Constructor arguments where a layer needs some; containers and layers with tests of their own
+# (attention, transformer, embedding: tests/test_nn_vs_torch.py) are not walked here.
+LAYER_ARGS = {
+    "Linear": (4, 3), "LayerNorm": (4,), "RMSNorm": (4,), "Threshold": (0.1, 20.0),
+    "Dropout": (0.0,), "Softmax": (-1,), "LogSoftmax": (-1,), "Softmin": (-1,),
+    "Unflatten": (2, (2, 2)),
+}  # fmt: skip
+NOT_WALKED = set(
+    "Module ModuleList ModuleDict Sequential ParameterList ParameterDict Parameter Buffer "
+    "Transformer TransformerEncoder TransformerDecoder TransformerEncoderLayer "
+    "TransformerDecoderLayer MultiheadAttention Embedding DataParallel "
+    "DistributedDataParallel".split()
+)
+PAIR_LAYERS = {"PairwiseDistance", "CosineSimilarity"}
+CLASS_LOSSES = {"CrossEntropyLoss", "NLLLoss"}
+
+
+def layers() -> list[str]:
+    shared = set(dir(torch.nn)) & set(dir(ta.nn))
+    return sorted(
+        n for n in shared if isinstance(getattr(torch.nn, n), type) and n not in NOT_WALKED
+    )
+
+
+def layer_outcome(lib, layer, name: str) -> tuple:
+    """(output, the input's gradient) of `layer` on a fixed (2, 3, 4) float64 input."""
+    x = np.random.default_rng(0).standard_normal((2, 3, 4))
+    if name in CLASS_LOSSES:
+        inputs = (lib.tensor(x.reshape(6, 4), requires_grad=True), lib.tensor([0, 1, 2, 3, 0, 1]))
+    elif name == "BCELoss":
+        probabilities, labels = 1 / (1 + np.exp(-x)), (x > 0).astype(np.float64)
+        inputs = (lib.tensor(probabilities, requires_grad=True), lib.tensor(labels))
+    elif name.endswith("Loss") or name in PAIR_LAYERS:
+        inputs = (lib.tensor(x, requires_grad=True), lib.tensor(np.abs(x[::-1].copy()) / 3))
+    else:
+        inputs = (lib.tensor(x, requires_grad=True),)
+    out = layer(*inputs)
+    out.sum().backward()
+    return out.detach().numpy(), inputs[0].grad.numpy()
+
+
+@pytest.mark.parametrize("name", layers())
+def test_the_layer_computes_as_pytorchs(name):
+    args = LAYER_ARGS.get(name, ())
+    torch.manual_seed(0)
+    theirs = getattr(torch.nn, name)(*args).double()
+    ours = getattr(ta.nn, name)(*args).double()
+    state = {k: ta.tensor(v.detach().numpy()) for k, v in theirs.state_dict().items()}
+    ours.load_state_dict(state)
+    assert repr(ours) == repr(theirs)
+    expected, got = layer_outcome(torch, theirs, name), layer_outcome(ta, ours, name)
+    rtol = 1e-7 if name == "Hardsigmoid" else 1e-10  # (PyTorch's: 1/6 as float32 in float64)
+    for want, have in zip(expected, got):
+        assert want.shape == have.shape
+        np.testing.assert_allclose(have, want, rtol=rtol, atol=1e-12)

@@ -261,7 +261,7 @@ def test_repr_lists_children():
     text = repr(nn.SelfAttention(4))
     assert text.splitlines()[0] == "SelfAttention("
     assert "(query): Linear(in_features=4, out_features=4, bias=False)" in text
-    assert repr(nn.Dropout(0.1)) == "Dropout(p=0.1)"
+    assert repr(nn.Dropout(0.1)) == "Dropout(p=0.1, inplace=False)"  # (PyTorch's repr)
 
 
 # ------------------------------------------------------------------------------ state_dict

@@ -27,7 +27,7 @@ def test_rms_norm_module_as_pytorch():
     x = ta.tensor([[3.0, 4.0, 0.0, 0.0]], dtype=ta.float64)
     rms = math.sqrt(25 / 4 + np.finfo(np.float64).eps)  # eps=None: the dtype's epsilon
     np.testing.assert_allclose(layer.double()(x).numpy(), [[3 / rms, 4 / rms, 0.0, 0.0]])
-    assert repr(nn.LayerNorm(4)) == "LayerNorm((4,), eps=1e-05, elementwise_affine=True)"
+    assert repr(nn.LayerNorm(4)) == "LayerNorm((4,), eps=1e-05, elementwise_affine=True, bias=True)"
 
 
 # --------------------------------------------------------------------------------- Embedding

@@ -37,7 +37,7 @@ class GELU(Module):
         return F.gelu(x, self.approximate)
 
     def extra_repr(self) -> str:
-        return "" if self.approximate == "none" else f"approximate={self.approximate!r}"
+        return f"approximate={self.approximate!r}"  # (PyTorch's repr, "none" included)
 
 
 class Dropout(Module):
@@ -57,4 +57,4 @@ class Dropout(Module):
         return F.dropout(x, self.p, self.training, self.inplace)
 
     def extra_repr(self) -> str:
-        return f"p={self.p}" + (", inplace=True" if self.inplace else "")
+        return f"p={self.p}, inplace={self.inplace}"

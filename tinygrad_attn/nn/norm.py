@@ -63,7 +63,8 @@ class LayerNorm(Module):
 
     def extra_repr(self) -> str:
         return (
-            f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+            f"{self.normalized_shape}, eps={self.eps}, elementwise_affine="
+            f"{self.elementwise_affine}, bias={self.bias is not None}"
         )
 
 
