@@ -145,3 +145,20 @@ def test_kaiming_xavier_and_gain_as_pytorch():
         warnings.simplefilter("always")
         nn.init.kaiming_normal_(ta.empty(0, 3))
     assert "zero-element" in str(caught[0].message)
+
+
+@pytest.mark.parametrize(
+    "name",
+    "uniform normal constant eye dirac xavier_uniform xavier_normal kaiming_uniform "
+    "kaiming_normal orthogonal sparse".split(),
+)
+def test_the_deprecated_init_names_warn_and_are_the_inplace_functions(name):
+    args = {"constant": (0.3,), "sparse": (0.5,)}.get(name, ())
+    shape = (2, 2, 3) if name == "dirac" else (3, 4)
+    old, new = ta.zeros(shape), ta.zeros(shape)
+    ta.manual_seed(0)
+    with pytest.warns(FutureWarning, match=f"nn.init.{name}_"):
+        assert getattr(nn.init, name)(old, *args) is old
+    ta.manual_seed(0)
+    getattr(nn.init, name + "_")(new, *args)
+    np.testing.assert_array_equal(old.numpy(), new.numpy())

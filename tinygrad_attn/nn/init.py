@@ -299,3 +299,34 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any =
     for col in range(cols):
         values[rng.permutation(rows)[:zeros], col] = 0
     return _write(tensor, values)
+
+
+# PyTorch's deprecated names without the underscore: each warns as PyTorch's does, then is the
+# in-place function (old tutorials call `nn.init.xavier_uniform(w)`).
+def _deprecated(function: Any) -> Any:
+    name = function.__name__[:-1]
+
+    def old_name(*args: Any, **kwargs: Any) -> Any:
+        warnings.warn(
+            f"`nn.init.{name}` is now deprecated in favor of `nn.init.{function.__name__}`.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return function(*args, **kwargs)
+
+    old_name.__name__ = old_name.__qualname__ = name
+    old_name.__doc__ = f"Deprecated: `{function.__name__}`, with PyTorch's FutureWarning."
+    return old_name
+
+
+uniform = _deprecated(uniform_)
+normal = _deprecated(normal_)
+constant = _deprecated(constant_)
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)
+xavier_uniform = _deprecated(xavier_uniform_)
+xavier_normal = _deprecated(xavier_normal_)
+kaiming_uniform = _deprecated(kaiming_uniform_)
+kaiming_normal = _deprecated(kaiming_normal_)
+orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)
