@@ -52,10 +52,24 @@ def _lambdas(owner: str, optimizer: Optimizer, lr_lambda: Any, check: bool) -> l
 
 
 class _WithLambdas(LRScheduler):
-    """What LambdaLR and MultiplicativeLR share: their functions are not saved in the
-    state_dict (a callable object's `__dict__` is, as in PyTorch)."""
+    """What LambdaLR and MultiplicativeLR share: one function per group (or one for all),
+    checked to be callable where PyTorch checks (`_check_callable`); the functions are not
+    saved in the state_dict (a callable object's `__dict__` is, as in PyTorch)."""
 
     lr_lambdas: list
+    _check_callable = False
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
+        last_epoch: int = -1,
+    ) -> None:
+        check_optimizer(optimizer)
+        self.optimizer = optimizer
+        owner = type(self).__name__
+        self.lr_lambdas = _lambdas(owner, optimizer, lr_lambda, check=self._check_callable)
+        super().__init__(optimizer, last_epoch)
 
     def state_dict(self) -> dict[str, Any]:
         state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
@@ -77,17 +91,6 @@ class _WithLambdas(LRScheduler):
 class LambdaLR(_WithLambdas):
     """lr = initial_lr * lr_lambda(epoch) (one function, or a list of one per group)."""
 
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
-        last_epoch: int = -1,
-    ) -> None:
-        check_optimizer(optimizer)
-        self.optimizer = optimizer
-        self.lr_lambdas = _lambdas("LambdaLR", optimizer, lr_lambda, check=False)
-        super().__init__(optimizer, last_epoch)
-
     def get_lr(self) -> list:
         self._warn_if_outside_step()
         return [base * fn(self.last_epoch) for fn, base in zip(self.lr_lambdas, self.base_lrs)]
@@ -96,16 +99,7 @@ class LambdaLR(_WithLambdas):
 class MultiplicativeLR(_WithLambdas):
     """lr = lr * lr_lambda(epoch) at every step after the first (chainable)."""
 
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
-        last_epoch: int = -1,
-    ) -> None:
-        check_optimizer(optimizer)
-        self.optimizer = optimizer
-        self.lr_lambdas = _lambdas("MultiplicativeLR", optimizer, lr_lambda, check=True)
-        super().__init__(optimizer, last_epoch)
+    _check_callable = True
 
     def get_lr(self) -> list:
         self._warn_if_outside_step()
