@@ -78,21 +78,25 @@ def _pair(fn: str, input: Any, target: Any, broadcast: bool = False) -> tuple[Te
     return input, target
 
 
+_PER_ELEMENT_WEIGHT = ("mse_loss", "l1_loss", "huber_loss")  # a weight of the input's shape
+_WEIGHTED_MEAN = ("mse_loss", "l1_loss")  # their "mean" divides by the weights' sum
+
+
 def _weighted(loss: Tensor, weight: Any, reduction: str, fn: str, input: Tensor) -> Tensor:
     """`loss * weight` (a Tensor or an array, broadcast to the input's shape), reduced. As
-    PyTorch: mse_loss and l1_loss take a weight per element and their "mean" is the weighted
-    mean (divided by the weights' sum); the binary losses' "mean" divides by the count."""
+    PyTorch: mse_loss, l1_loss and huber_loss take a weight per element, and the first two's
+    "mean" is the weighted mean (divided by the weights' sum); huber_loss's and the binary
+    losses' "mean" divides by the count."""
     if weight is None:
         return _reduce(loss, reduction, fn)
     weight = weight if isinstance(weight, Tensor) else Tensor(np.asarray(weight, input.dtype))
-    per_element = fn in ("mse_loss", "l1_loss")
-    if per_element and weight.shape != input.shape:
+    if fn in _PER_ELEMENT_WEIGHT and weight.shape != input.shape:
         raise ShapeError(
             f"{fn}: weight has shape {weight.shape}, but weights and input must have the same "
             f"size {input.shape}"
         )
     loss = loss * weight
-    if per_element and reduction == "mean":
+    if fn in _WEIGHTED_MEAN and reduction == "mean":
         return loss.sum() / weight.sum()
     return _reduce(loss, reduction, fn)
 
@@ -145,15 +149,7 @@ def huber_loss(
         raise ValueError(f"huber_loss: delta must be positive, got {delta}")
     size = (input - target).abs()
     loss = where(size._data < delta, 0.5 * size * size, delta * (size - 0.5 * delta))
-    if weight is not None:
-        weight = weight if isinstance(weight, Tensor) else Tensor(np.asarray(weight))
-        if weight.shape != input.shape:
-            raise ShapeError(
-                f"huber_loss: weight has shape {weight.shape}; weights and input must have the "
-                f"same size {input.shape} (one weight per element)"
-            )
-        loss = loss * weight
-    return _reduce(loss, reduction, "huber_loss")
+    return _weighted(loss, weight, reduction, "huber_loss", input)
 
 
 def kl_div(
