@@ -28,7 +28,7 @@ def get_default_device() -> device:
     return device("cpu")
 
 
-def set_default_device(device: Any) -> None:  # noqa: F811  (PyTorch's argument name)
+def set_default_device(device: Any) -> None:
     """`torch.set_default_device("cpu")` is accepted; any other device is a clear error."""
     check_device(device)
 

@@ -482,7 +482,8 @@ class TensorMethods:
 
     def square(self) -> Any:
         if self._data.dtype.kind == "b":  # (PyTorch: pow(x, 2), an int64 result)
-            return self.long() * self.long()
+            whole = self.long()
+            return whole * whole
         return self * self
 
     def reciprocal(self) -> Any:
