@@ -35,18 +35,43 @@ class Sigmoid(Module):
         return x.sigmoid()
 
 
-class SiLU(Module):
-    """x * sigmoid(x)."""
+class _Activation(Module):
+    """A layer that calls `F.<name>(x, inplace=...)`: the function is the class's `function`."""
+
+    function: Any = None
 
     def __init__(self, inplace: bool = False) -> None:
         super().__init__()
         self.inplace = inplace
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.silu(x, self.inplace)
+        return type(self).function(x, inplace=self.inplace)
 
     def extra_repr(self) -> str:
         return "inplace=True" if self.inplace else ""
+
+
+class _OverDim(Module):
+    """A layer that calls `F.<name>(x, dim)`, the function being the class's `function`; with
+    no dim, PyTorch's deprecated implicit choice and its warning."""
+
+    function: Any = None
+
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x: Tensor) -> Tensor:
+        return type(self).function(x, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class SiLU(_Activation):
+    """x * sigmoid(x)."""
+
+    function = staticmethod(F.silu)
 
 
 class LeakyReLU(Module):
@@ -106,18 +131,10 @@ class Hardtanh(Module):
         )
 
 
-class Softmax(Module):
-    """`F.softmax(x, dim)`; with no dim, PyTorch's deprecated implicit choice and warning."""
+class Softmax(_OverDim):
+    """`F.softmax(x, dim)`."""
 
-    def __init__(self, dim: int | None = None) -> None:
-        super().__init__()
-        self.dim = dim
-
-    def forward(self, x: Tensor) -> Tensor:
-        return F.softmax(x, self.dim)
-
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}"
+    function = staticmethod(F.softmax)
 
 
 class Flatten(Module):
@@ -134,34 +151,10 @@ class Flatten(Module):
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
 
-class LogSoftmax(Module):
-    """`F.log_softmax(x, dim)`; with no dim, as `Softmax`."""
+class LogSoftmax(_OverDim):
+    """`F.log_softmax(x, dim)`."""
 
-    def __init__(self, dim: int | None = None) -> None:
-        super().__init__()
-        self.dim = dim
-
-    def forward(self, x: Tensor) -> Tensor:
-        return F.log_softmax(x, self.dim)
-
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}"
-
-
-class _Activation(Module):
-    """A layer that calls `F.<name>(x, inplace=...)`: the function is the class's `function`."""
-
-    function: Any = None
-
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, x: Tensor) -> Tensor:
-        return type(self).function(x, inplace=self.inplace)
-
-    def extra_repr(self) -> str:
-        return "inplace=True" if self.inplace else ""
+    function = staticmethod(F.log_softmax)
 
 
 class ReLU6(_Activation):
@@ -243,18 +236,10 @@ class GLU(Module):
         return f"dim={self.dim}"
 
 
-class Softmin(Module):
-    """`F.softmin(x, dim)`; with no dim, as `Softmax`."""
+class Softmin(_OverDim):
+    """`F.softmin(x, dim)`."""
 
-    def __init__(self, dim: int | None = None) -> None:
-        super().__init__()
-        self.dim = dim
-
-    def forward(self, x: Tensor) -> Tensor:
-        return F.softmin(x, self.dim)
-
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}"
+    function = staticmethod(F.softmin)
 
 
 class Unflatten(Module):
